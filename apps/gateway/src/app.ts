@@ -1,0 +1,63 @@
+// Builds the gateway's express app from its dependencies; main.ts wires real ones, tests their own.
+import type { Express } from 'express';
+import type { Redis } from 'ioredis';
+import type { Config } from '@pds/config';
+import { InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
+import { createBaseApp, finishApp, type Logger } from '@pds/http';
+import { VerifiedTokenCache } from '@pds/tokens';
+import { LoginLimiter } from './auth/login-limit';
+import { authenticate } from './auth/middleware';
+import { authRoutes } from './auth/routes';
+import { AuthService } from './auth/service';
+import { systemClock, type Clock } from './clock';
+import { InstanceRegistry } from './instances/registry';
+import { resolveTenant } from './instances/tenancy';
+import { signupRoutes } from './signup/routes';
+import { SignupService, type DexRegistrationQueue } from './signup/service';
+import { userRoutes } from './users/routes';
+import { UserService } from './users/service';
+
+export interface GatewayDeps {
+  config: Config;
+  db: GatewayDb;
+  redis: Redis;
+  logger: Logger;
+  masterKey: Buffer;
+  dexRegistration: DexRegistrationQueue;
+  clock?: Clock;
+  /** Prefix of this gateway's own Redis keys (rate limits); lets test files share one Redis. */
+  redisPrefix?: string;
+}
+
+export interface Gateway {
+  app: Express;
+  registry: InstanceRegistry;
+  auth: AuthService;
+}
+
+export function createApp(deps: GatewayDeps): Gateway {
+  const { config, db, logger } = deps;
+  const clock = deps.clock ?? systemClock;
+  const instances = new InstanceRepository(db);
+  const users = new UserRepository(db);
+  const registry = new InstanceRegistry(instances, deps.masterKey);
+  const auth = new AuthService(users, new VerifiedTokenCache(), clock);
+  const limiter = new LoginLimiter(deps.redis, {
+    points: config.LOGIN_RATE_LIMIT,
+    durationSeconds: config.LOGIN_RATE_WINDOW,
+    keyPrefix: `${deps.redisPrefix ?? 'pds'}:login`,
+  });
+  const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
+
+  const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY });
+  // Before tenancy: sign-up creates the instance its Host names.
+  app.use(signupRoutes(signup, registry, auth));
+
+  app.use(resolveTenant(registry));
+  app.use(authenticate(auth));
+  app.use(authRoutes(auth, limiter));
+  app.use(userRoutes(new UserService(users)));
+
+  finishApp(app);
+  return { app, registry, auth };
+}

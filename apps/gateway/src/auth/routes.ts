@@ -1,0 +1,81 @@
+// Tokens: login by headers or query, validation, the instance root and its public key (CONTRACT §1).
+import { Router, type Request, type Response } from 'express';
+import { ApiError } from '@pds/http';
+import { publicKeyPem, TokenRefused } from '@pds/tokens';
+import { tenantOf } from '../context';
+import type { LoginLimiter } from './login-limit';
+import { requestToken } from './middleware';
+import type { AuthService } from './service';
+
+export const API_VERSION = 'v2.6';
+
+/** Header values may be URL-encoded (as the original system's clients send them). */
+function decodeCredential(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return value;
+  }
+}
+
+function first(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+export function authRoutes(auth: AuthService, limiter: LoginLimiter): Router {
+  const router = Router();
+
+  async function login(req: Request, res: Response, username: string | undefined, password: string | undefined) {
+    if (!username || !password) throw ApiError.notAuthenticated('Credentials required', { cause: 'No username or password provided to retrieve token' });
+    const tenant = tenantOf(req);
+    await limiter.consume(tenant.instance.id, req.ip ?? 'unknown');
+    const user = await auth.checkCredentials(tenant, decodeCredential(username), decodeCredential(password));
+    if (!user) throw ApiError.notAuthenticated();
+    const accessToken = auth.issue(tenant, user);
+    res.setHeader('X-Auth-Token', accessToken);
+    res.json({ accessToken, userId: user.id });
+  }
+
+  const tokenByHeaders = (req: Request, res: Response) =>
+    login(req, res, first(req.get('username')), first(req.get('password')) ?? first(req.get('pass')));
+  router.get('/users/access_token', tokenByHeaders);
+  router.get('/user/access_token', tokenByHeaders);
+
+  router.get('/users/access_token/validate', async (req, res) => {
+    const token = requestToken(req);
+    try {
+      if (!token) throw new TokenRefused('malformed');
+      await auth.authenticate(tenantOf(req), token);
+    } catch (error) {
+      if (!(error instanceof TokenRefused)) throw error;
+      throw ApiError.notAuthenticated('The supplied authentication is invalid', { cause: error.reason });
+    }
+    res.json({ message: 'Authenticated' });
+  });
+
+  router.get('/', async (req, res) => {
+    const tenant = tenantOf(req);
+    const accessToken = first(req.query.access_token);
+    if (accessToken) {
+      try {
+        const caller = await auth.authenticate(tenant, accessToken);
+        const token = auth.refreshed(tenant, caller) ?? accessToken;
+        res.setHeader('X-Auth-Token', token);
+        res.json({ accessToken: token, userId: caller.user.id });
+        return;
+      } catch (error) {
+        if (error instanceof TokenRefused) throw ApiError.notAuthenticated();
+        throw error;
+      }
+    }
+    const username = first(req.query.username);
+    if (username) return login(req, res, username, first(req.query.pass) ?? first(req.query.password));
+    res.json({ instance: tenant.instance.address, apiVersion: API_VERSION, publicKey: '/publickey' });
+  });
+
+  router.get('/publickey', (req, res) => {
+    res.type('text/plain').send(publicKeyPem(tenantOf(req).keys.publicKey));
+  });
+
+  return router;
+}

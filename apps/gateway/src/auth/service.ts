@@ -1,0 +1,81 @@
+// Logging in, authenticating tokens and the sliding refresh: the rules of CONTRACT §1.
+import type { User, UserKind, UserRepository } from '@pds/db';
+import {
+  issueToken,
+  TOKEN_REFRESH_AFTER_S,
+  TokenRefused,
+  verifyToken,
+  type AccessScope,
+  type VerifiedTokenCache,
+} from '@pds/tokens';
+import { epochSeconds, type Clock } from '../clock';
+import type { Caller } from '../context';
+import type { ResolvedInstance } from '../instances/registry';
+import { DECOY_HASH, verifyPassword } from './passwords';
+
+const SCOPE_OF_KIND: Record<UserKind, AccessScope> = { owner: 'owner', user: 'user', application: 'application' };
+
+/** Extra checks an account must pass on every request (e.g. an app account's app must be enabled). */
+export type AccountGuard = (tenant: ResolvedInstance, user: User, application: string | undefined) => Promise<boolean>;
+
+export class AuthService {
+  private readonly guards: AccountGuard[] = [];
+
+  constructor(
+    private readonly users: UserRepository,
+    private readonly verified: VerifiedTokenCache,
+    private readonly clock: Clock,
+  ) {}
+
+  addGuard(guard: AccountGuard): void {
+    this.guards.push(guard);
+  }
+
+  /** The user for these credentials, or null; unknown users cost the same time as wrong passwords. */
+  async checkCredentials(tenant: ResolvedInstance, username: string, password: string): Promise<User | null> {
+    const user = await this.users.findByUsername(tenant.instance.id, username.toLowerCase());
+    const valid = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
+    return valid && user && !user.disabled && user.kind !== 'application' ? user : null;
+  }
+
+  /** A new session token for a user of this instance. */
+  issue(tenant: ResolvedInstance, user: User, options: { application?: string; authTime?: number } = {}): string {
+    return issueToken(
+      tenant.keys,
+      {
+        issuer: tenant.instance.address,
+        subject: user.id,
+        accessScope: SCOPE_OF_KIND[user.kind],
+        application: options.application,
+        authTime: options.authTime,
+      },
+      epochSeconds(this.clock),
+    ).token;
+  }
+
+  /** Verifies a token for this instance and loads its account; throws TokenRefused with the cause. */
+  async authenticate(tenant: ResolvedInstance, token: string): Promise<Caller> {
+    const now = epochSeconds(this.clock);
+    const scope = tenant.instance.id;
+    let claims = this.verified.get(scope, token, now);
+    if (!claims) {
+      claims = verifyToken(token, tenant.keys.publicKey, tenant.instance.address, now);
+      this.verified.set(scope, token, claims, now);
+    }
+    // The account is read on every request so that disabling or deleting it takes effect at once.
+    const user = await this.users.findById(tenant.instance.id, claims.sub);
+    if (!user || user.disabled || SCOPE_OF_KIND[user.kind] !== claims.accessScope) throw new TokenRefused('unknown user');
+    for (const guard of this.guards) {
+      if (!(await guard(tenant, user, claims.application))) throw new TokenRefused('unknown user');
+    }
+    return { user, claims, token };
+  }
+
+  /** A fresh token continuing the caller's session when theirs is over an hour old, else undefined. */
+  refreshed(tenant: ResolvedInstance, caller: Caller): string | undefined {
+    const now = epochSeconds(this.clock);
+    if (now - caller.claims.iat < TOKEN_REFRESH_AFTER_S) return undefined;
+    const token = this.issue(tenant, caller.user, { application: caller.claims.application, authTime: caller.claims.auth_time });
+    return token;
+  }
+}

@@ -1,0 +1,4 @@
+/** Injected wherever time decides an outcome, so tests can move it. */
+export type Clock = () => Date;
+export const systemClock: Clock = () => new Date();
+export const epochSeconds = (clock: Clock): number => Math.floor(clock().getTime() / 1000);

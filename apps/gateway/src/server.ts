@@ -1,0 +1,45 @@
+// Wires real dependencies from the configuration and serves the gateway until a signal stops it.
+import type { Server } from 'node:http';
+import { Redis } from 'ioredis';
+import type { Config } from '@pds/config';
+import { createGatewayDb } from '@pds/db';
+import { createLogger } from '@pds/http';
+import { dexRegistrationProducer } from '@pds/queue';
+import { createApp } from './app';
+
+export interface RunningGateway {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startGateway(config: Config): Promise<RunningGateway> {
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set (pnpm start provides one)');
+  if (!config.REDIS_URL) throw new Error('REDIS_URL is not set (pnpm start provides one)');
+  if (!config.MASTER_KEY) throw new Error('MASTER_KEY is not set (pnpm start provides one)');
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway' });
+  const db = createGatewayDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });
+  const dexRegistration = dexRegistrationProducer({ connection: redis });
+  const { app } = createApp({ config, db, redis, logger, masterKey: config.MASTER_KEY, dexRegistration });
+
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.PORT, config.BIND_ADDRESS, () => resolve(s));
+    s.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const url = `http://${config.BIND_ADDRESS}:${port}`;
+  logger.info({ url, cluster: config.CLUSTER_DOMAIN }, 'gateway listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await dexRegistration.close();
+      redis.disconnect();
+      await db.$disconnect();
+    })());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void close());
+  return { server, url, close };
+}

@@ -1,0 +1,20 @@
+import { Router } from 'express';
+import { parseInput } from '@pds/http';
+import { requestHost } from '../instances/tenancy';
+import type { InstanceRegistry } from '../instances/registry';
+import type { AuthService } from '../auth/service';
+import { signupSchema, type SignupService } from './service';
+
+/** POST /api/signup: no auth; sent to the cluster domain or to the would-be instance address. */
+export function signupRoutes(signup: SignupService, registry: InstanceRegistry, auth: AuthService): Router {
+  const router = Router();
+  router.post('/api/signup', async (req, res) => {
+    const input = parseInput(signupSchema, req.body ?? {});
+    const address = signup.addressFor(requestHost(req), input.username);
+    const { owner } = await signup.signup(address, input);
+    const tenant = await registry.resolve(address);
+    if (!tenant) throw new Error(`instance ${address} vanished right after sign-up`);
+    res.status(201).json({ instance: address, userId: owner.id, accessToken: auth.issue(tenant, owner) });
+  });
+  return router;
+}

@@ -1,0 +1,69 @@
+// Sign-up: a new instance with its own RSA key pair (sealed under the master key) and owner account.
+import { z } from 'zod';
+import type { InstanceRepository } from '@pds/db';
+import { ApiError, type Logger } from '@pds/http';
+import { generateRsaKeyPair, sealPrivateKey } from '@pds/tokens';
+import { hashPassword, passwordProblem } from '../auth/passwords';
+
+export const RESERVED_USERNAMES = new Set([
+  'www', 'api', 'dex', 'admin', 'root', 'mail', 'smtp', 'ftp', 'ns', 'ns1', 'ns2', 'static', 'assets', 'cdn',
+  'status', 'support', 'help', 'login', 'signup', 'auth', 'console', 'dashboard', 'system', 'gateway', 'worker',
+]);
+
+export const signupSchema = z
+  .object({
+    fullName: z.string().trim().min(1, 'is required').max(256, 'must be at most 256 characters'),
+    username: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{1,61}[a-z0-9]$/, 'must be 3 to 63 characters of a-z, 0-9 and -, starting with a letter and not ending with -')
+      .refine((u) => !RESERVED_USERNAMES.has(u), 'is reserved'),
+    email: z.email('must be an e-mail address').max(254),
+    pass: z.string().max(256, 'must be at most 256 characters'),
+    passRepeat: z.string().max(256),
+  })
+  .superRefine((v, ctx) => {
+    if (v.pass !== v.passRepeat) ctx.addIssue({ code: 'custom', path: ['passRepeat'], message: 'must equal pass' });
+    const problem = passwordProblem(v.pass, [v.username, v.fullName, v.email]);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['pass'], message: problem });
+  });
+
+export type SignupInput = z.output<typeof signupSchema>;
+
+export interface DexRegistrationQueue {
+  add(payload: { address: string }, jobId?: string): Promise<void>;
+}
+
+export class SignupService {
+  constructor(
+    private readonly instances: InstanceRepository,
+    private readonly masterKey: Buffer,
+    private readonly clusterDomain: string,
+    private readonly dexRegistration: DexRegistrationQueue,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The instance address a sign-up sent to `host` would create, or a 400/404 if the host cannot take it. */
+  addressFor(host: string, username: string): string {
+    const address = `${username}.${this.clusterDomain}`;
+    if (host === this.clusterDomain || host === address) return address;
+    if (host.endsWith(`.${this.clusterDomain}`)) throw ApiError.badRequest(`username: must match the instance address ${host}`);
+    throw ApiError.notFound(`There is no instance at ${host || 'this address'}`);
+  }
+
+  async signup(address: string, input: SignupInput) {
+    const [keys, passwordHash] = await Promise.all([generateRsaKeyPair(), hashPassword(input.pass)]);
+    const created = await this.instances.createWithOwner({
+      address,
+      publicKeyPem: keys.publicKeyPem,
+      privateKeyEnc: sealPrivateKey(keys.privateKeyPem, this.masterKey),
+      keyId: keys.keyId,
+      owner: { username: input.username, email: input.email, fullName: input.fullName, passwordHash },
+    });
+    if (!created) throw ApiError.conflict(`The instance ${address} already exists`);
+    // The instance exists either way; a queue outage leaves it pending and the worker's reconciler retries it.
+    await this.dexRegistration.add({ address }, `register-${address}`).catch((err: unknown) => {
+      this.logger.error({ err, address }, 'could not enqueue dex registration');
+    });
+    return created;
+  }
+}

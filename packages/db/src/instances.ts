@@ -1,0 +1,42 @@
+import type { GatewayDb } from './clients';
+import type { DexState, Instance, User } from './generated/gateway/client';
+
+export interface NewInstance {
+  address: string;
+  publicKeyPem: string;
+  privateKeyEnc: string;
+  keyId: string;
+  owner: { username: string; email: string; fullName: string; passwordHash: string };
+}
+
+export class InstanceRepository {
+  constructor(private readonly db: GatewayDb) {}
+
+  findByAddress(address: string): Promise<Instance | null> {
+    return this.db.instance.findUnique({ where: { address } });
+  }
+
+  findById(id: string): Promise<Instance | null> {
+    return this.db.instance.findUnique({ where: { id } });
+  }
+
+  /** Creates the instance and its owner account together; null when the address is taken. */
+  async createWithOwner(input: NewInstance): Promise<{ instance: Instance; owner: User } | null> {
+    try {
+      return await this.db.$transaction(async (tx) => {
+        const instance = await tx.instance.create({
+          data: { address: input.address, publicKeyPem: input.publicKeyPem, privateKeyEnc: input.privateKeyEnc, keyId: input.keyId },
+        });
+        const owner = await tx.user.create({ data: { instanceId: instance.id, kind: 'owner', ...input.owner } });
+        return { instance, owner };
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code === 'P2002') return null;
+      throw error;
+    }
+  }
+
+  async setDexState(id: string, dexState: DexState): Promise<void> {
+    await this.db.instance.update({ where: { id }, data: { dexState } });
+  }
+}

@@ -1,0 +1,52 @@
+// One error catalogue, thrown from anywhere and rendered in one place (see middleware.ts).
+
+export type ErrorKind =
+  | 'Bad Request'
+  | 'Not Authenticated'
+  | 'Forbidden'
+  | 'Not Found'
+  | 'Conflict'
+  | 'Payload Too Large'
+  | 'Too Many Requests'
+  | 'Internal Server Error'
+  | 'Service Unavailable';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly kind: ErrorKind,
+    message: string,
+    /** Extra fields for the body (e.g. `cause`), and headers such as Retry-After. */
+    readonly extra: { body?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+  }
+
+  static badRequest(message: string) {
+    return new ApiError(400, 'Bad Request', message);
+  }
+  static notAuthenticated(message = 'Not Authenticated', body?: Record<string, unknown>) {
+    return new ApiError(401, 'Not Authenticated', message, { body });
+  }
+  static forbidden(message = 'Access Denied') {
+    return new ApiError(403, 'Forbidden', message);
+  }
+  static notFound(message: string) {
+    return new ApiError(404, 'Not Found', message);
+  }
+  static conflict(message: string) {
+    return new ApiError(409, 'Conflict', message);
+  }
+  static tooLarge(message: string) {
+    return new ApiError(413, 'Payload Too Large', message);
+  }
+  static tooManyRequests(retryAfterSeconds: number) {
+    const seconds = String(Math.max(1, Math.ceil(retryAfterSeconds)));
+    return new ApiError(429, 'Too Many Requests', `Too many requests; retry after ${seconds} s`, {
+      headers: { 'Retry-After': seconds },
+    });
+  }
+  static unavailable(message = 'A service this call needs is unreachable; try again shortly') {
+    return new ApiError(503, 'Service Unavailable', message);
+  }
+}

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
+import { ApiError } from './errors';
+import type { Logger } from './logger';
+
+export const JSON_BODY_LIMIT = '1mb';
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** An express app with the parts every service shares: security headers, request ids, logs, JSON bodies. */
+export function createBaseApp(logger: Logger, options: { trustProxy?: boolean } = {}): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy ?? false);
+  app.use(helmet());
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      // Query strings can carry tokens and passwords (GET /?access_token=…); log the path only.
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    }),
+  );
+  app.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  return app;
+}
+
+/** Ends the middleware chain: unknown routes answer 404, errors render as `{ error, message }`. */
+export function finishApp(app: Express): void {
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+}
+
+export const notFoundHandler: RequestHandler = (req) => {
+  throw ApiError.notFound(`No handler for ${req.method} ${req.path}`);
+};
+
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  const apiError = toApiError(err);
+  if (apiError.status >= 500) req.log?.error({ err }, 'request failed');
+  if (res.headersSent) return;
+  for (const [name, value] of Object.entries(apiError.extra.headers ?? {})) res.setHeader(name, value);
+  res.status(apiError.status).json({ error: apiError.kind, message: apiError.message, ...apiError.extra.body });
+};
+
+/** Maps anything thrown to the catalogue; internals never reach the client. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { type?: string; status?: number; code?: string; name?: string; message?: string };
+  if (e?.type === 'entity.parse.failed') return ApiError.badRequest('Body is not valid JSON');
+  if (e?.type === 'entity.too.large') return ApiError.tooLarge(`Body is larger than ${JSON_BODY_LIMIT}`);
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return ApiError.badRequest('Unsupported body encoding');
+  if (isUnavailable(e)) return ApiError.unavailable();
+  return new ApiError(500, 'Internal Server Error', 'An unexpected error occurred');
+}
+
+function isUnavailable(e: { code?: string; name?: string; message?: string } | undefined): boolean {
+  if (!e) return false;
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'P1001', 'P1002', 'P1017', 'P2024'].includes(e.code ?? '')) return true;
+  if (e.name === 'MaxRetriesPerRequestError') return true;
+  return /Connection is closed|connect ECONNREFUSED|Can't reach database server/.test(e.message ?? '');
+}

@@ -1,0 +1,60 @@
+// Queue names, typed job payloads and producers, shared by the apps that enqueue and the worker.
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { AppRecord } from '@pds/app-record';
+
+export const QUEUE_NAMES = {
+  dexRegistration: 'dex-registration',
+  keyFetch: 'dex-key-fetch',
+  appPush: 'app-push',
+  uploadSweep: 'upload-sweep',
+} as const;
+
+export interface JobPayloads {
+  /** Gateway → dex: register a newly created instance. */
+  [QUEUE_NAMES.dexRegistration]: { address: string };
+  /** Dex: fetch and store the public key of a registering instance. */
+  [QUEUE_NAMES.keyFetch]: { address: string };
+  /** Dex → instance: deliver one certified app record. */
+  [QUEUE_NAMES.appPush]: { pushId: string; address: string; record: AppRecord; version: number };
+  /** Worker: remove uploads never completed before the deadline. */
+  [QUEUE_NAMES.uploadSweep]: Record<string, never>;
+}
+
+export type QueueName = keyof JobPayloads;
+
+/** Retries with exponential backoff; finished jobs are trimmed so Redis does not grow. */
+export const DEFAULT_JOB_OPTIONS: JobsOptions = {
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { age: 24 * 3600, count: 1000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+export interface QueueOptions {
+  connection: Redis;
+  /** Key prefix in Redis; lets tests and clusters share one Redis. */
+  prefix?: string;
+}
+
+export class Producer<N extends QueueName> {
+  readonly queue: Queue;
+
+  constructor(readonly name: N, options: QueueOptions) {
+    this.queue = new Queue(name, { connection: options.connection, prefix: options.prefix ?? 'pds', defaultJobOptions: DEFAULT_JOB_OPTIONS });
+  }
+
+  /** A job id makes enqueueing idempotent: the same id is not queued twice while it exists (no ":" in ids). */
+  async add(payload: JobPayloads[N], jobId?: string): Promise<void> {
+    await this.queue.add(this.name, payload, jobId ? { jobId } : {});
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}
+
+/** Producer used by the gateway after sign-up. */
+export function dexRegistrationProducer(options: QueueOptions): Producer<typeof QUEUE_NAMES.dexRegistration> {
+  return new Producer(QUEUE_NAMES.dexRegistration, options);
+}

