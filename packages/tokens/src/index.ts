@@ -1,3 +1,4 @@
 export * from './keys';
 export * from './jwt';
 export * from './cache';
+export * from './service-token';

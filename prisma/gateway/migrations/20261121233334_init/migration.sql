@@ -43,6 +43,7 @@ CREATE TABLE "Application" (
     "instanceId" UUID NOT NULL,
     "appId" TEXT NOT NULL,
     "record" JSONB NOT NULL,
+    "version" INTEGER NOT NULL DEFAULT 0,
     "receivedAt" TIMESTAMPTZ(3) NOT NULL,
     "setup" BOOLEAN NOT NULL DEFAULT false,
     "enabled" BOOLEAN NOT NULL DEFAULT false,
