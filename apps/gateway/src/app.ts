@@ -54,8 +54,9 @@ export function createApp(deps: GatewayDeps): Gateway {
   app.use(signupRoutes(signup, registry, auth));
 
   app.use(resolveTenant(registry));
-  app.use(authenticate(auth));
+  // The token routes read and judge tokens themselves (validate must say why a token is refused).
   app.use(authRoutes(auth, limiter));
+  app.use(authenticate(auth));
   app.use(userRoutes(new UserService(users)));
 
   finishApp(app);

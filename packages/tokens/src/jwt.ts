@@ -44,7 +44,7 @@ export function issueToken(keys: SigningKeys, request: IssueRequest, nowSeconds:
     ...(request.application ? { application: request.application } : {}),
     auth_time: authTime,
   };
-  const token = jwt.sign(claims, keys.privateKey, { algorithm: 'RS256', keyid: keys.keyId, noTimestamp: true });
+  const token = jwt.sign(claims, keys.privateKey, { algorithm: 'RS256', keyid: keys.keyId });
   return { token, claims };
 }
 

@@ -30,7 +30,7 @@ export function issueServiceToken(
     exp: nowSeconds + (request.ttlSeconds ?? 120),
     jti: randomBytes(16).toString('base64url'),
   };
-  return jwt.sign(claims, keys.privateKey, { algorithm: 'RS256', keyid: keys.keyId, noTimestamp: true });
+  return jwt.sign(claims, keys.privateKey, { algorithm: 'RS256', keyid: keys.keyId });
 }
 
 /** The claims, or null for any token that is not a valid, current service token for this audience and scope. */
