@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/generated/**', '**/dist/**', '**/coverage/**', '.data/**'] },
@@ -12,4 +13,5 @@ export default tseslint.config(
     },
   },
   { files: ['scripts/**', 'apps/dex/src/cli.ts'], rules: { 'no-console': 'off' } },
+  { files: ['**/*.cjs', '**/*.js'], languageOptions: { sourceType: 'commonjs', globals: globals.node } },
 );

@@ -36,14 +36,21 @@ export function withDatabase(url: string, database: string): string {
 const LOCAL_CANDIDATES = ['postgres://postgres@127.0.0.1:5432/postgres'];
 
 /**
- * `configuredUrl` (any database on the server) wins; else a local server with trust auth; else embedded
- * PostgreSQL in `dataDir`, initialised on first use.
+ * `configuredUrl` (any database on the server) wins; else a local server with trust auth (unless `embedded`);
+ * else embedded PostgreSQL in `dataDir`, initialised on first use.
  */
-export async function ensurePostgres(options: { configuredUrl?: string; dataDir: string; log?: (line: string) => void }): Promise<PostgresServer> {
+export async function ensurePostgres(options: {
+  configuredUrl?: string;
+  dataDir: string;
+  /** Skip looking for a local server: `pnpm start` keeps its data in DATA_DIR. */
+  embedded?: boolean;
+  log?: (line: string) => void;
+}): Promise<PostgresServer> {
   if (options.configuredUrl) {
     if (!(await answers(options.configuredUrl))) throw new Error(`PostgreSQL at ${redact(options.configuredUrl)} does not answer`);
     return { adminUrl: withDatabase(options.configuredUrl, 'postgres'), origin: 'configured', stop: async () => undefined };
   }
+  if (options.embedded) return startEmbedded(options.dataDir, options.log);
   for (const url of LOCAL_CANDIDATES) {
     if (await answers(url)) return { adminUrl: url, origin: 'local', stop: async () => undefined };
   }

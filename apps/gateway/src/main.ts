@@ -1,7 +1,12 @@
 import { loadConfig } from '@pds/config';
 import { startGateway } from './server';
 
-startGateway(loadConfig()).catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+startGateway(loadConfig()).then(
+  (gateway) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void gateway.close());
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

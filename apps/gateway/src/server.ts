@@ -1,4 +1,4 @@
-// Wires real dependencies from the configuration and serves the gateway until a signal stops it.
+// Wires real dependencies from the configuration and serves the gateway until `close()`.
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import type { Config } from '@pds/config';
@@ -40,6 +40,5 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
       redis.disconnect();
       await db.$disconnect();
     })());
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void close());
   return { server, url, close };
 }

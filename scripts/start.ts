@@ -1,0 +1,95 @@
+// `pnpm start`: the whole cluster on one machine. With no DATABASE_URL it runs embedded PostgreSQL in
+// DATA_DIR; it uses REDIS_URL, or a local Redis, or starts redis-server from PATH; then it applies
+// migrations and runs gateway, dex and worker in this process. Ctrl-C stops everything.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig, type Config } from '@pds/config';
+import { startDex } from '@pds/dex';
+import { startGateway } from '@pds/gateway';
+import { startWorker } from '@pds/worker';
+import { ensureDatabase, ensurePostgres, redact, withDatabase } from './lib/postgres';
+import { migrate } from './lib/prisma';
+import { ensureRedis } from './lib/redis';
+
+type Closer = () => Promise<void>;
+
+/** The master key from the environment, else the one kept in DATA_DIR (created on first start). */
+function masterKey(dataDir: string): string {
+  if (process.env.MASTER_KEY) return process.env.MASTER_KEY;
+  const file = path.join(dataDir, 'master.key');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+async function main(): Promise<void> {
+  const closers: Closer[] = [];
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    for (const close of closers.reverse()) await close().catch((e: unknown) => console.error(e));
+    process.exit(code);
+  };
+  process.once('SIGINT', () => void stop(0));
+  process.once('SIGTERM', () => void stop(0));
+
+  try {
+    const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
+    mkdirSync(dataDir, { recursive: true });
+    const port = process.env.PORT ?? '8080';
+    const clusterDomain = process.env.CLUSTER_DOMAIN ?? 'pds.localhost';
+
+    const postgres = process.env.DATABASE_URL
+      ? await ensurePostgres({ configuredUrl: process.env.DATABASE_URL, dataDir })
+      : await ensurePostgres({ dataDir, embedded: true, log: () => undefined });
+    closers.push(() => postgres.stop());
+    const databaseUrl = process.env.DATABASE_URL ?? (await ensureDatabase(postgres.adminUrl, 'pds'));
+    const dexDatabaseUrl =
+      process.env.DEX_DATABASE_URL ?? (await ensureDatabase(postgres.adminUrl, `${new URL(databaseUrl).pathname.slice(1)}_dex`));
+    migrate('gateway', databaseUrl);
+    migrate('dex', dexDatabaseUrl);
+
+    const redis = await ensureRedis(process.env.REDIS_URL);
+    closers.push(() => redis.stop());
+
+    const config: Config = loadConfig({
+      PUBLIC_URL_SCHEME: 'http',
+      PUBLIC_PORT: port,
+      CLUSTER_GATEWAYS: `${clusterDomain}=http://127.0.0.1:${port}`,
+      ...process.env,
+      CLUSTER_DOMAIN: clusterDomain,
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      DEX_DATABASE_URL: dexDatabaseUrl,
+      REDIS_URL: redis.url,
+      MASTER_KEY: masterKey(dataDir),
+    });
+
+    const gateway = await startGateway(config);
+    closers.push(() => gateway.close());
+    const dex = await startDex(config);
+    closers.push(() => dex.close());
+    const worker = await startWorker(config);
+    closers.push(() => worker.close());
+
+    const base = `http://${clusterDomain}:${port}`;
+    console.log(`
+PDS cluster running (Ctrl-C stops it)
+  gateway   ${gateway.url}   instances at http://<name>.${clusterDomain}:${port}
+  dex       ${dex.url}   certified cluster: ${config.DEX_CLUSTERS.join(', ')}; admins: ${config.DEX_ADMINS.join(', ')}
+  postgres  ${postgres.origin} ${redact(withDatabase(postgres.adminUrl, ''))}
+  redis     ${redis.origin} ${redis.url}
+  data      ${dataDir} (files: ${config.STORAGE})
+
+Sign up an instance:
+  curl -s ${base}/api/signup -H 'Content-Type: application/json' \\
+    -d '{"fullName":"Alice Example","username":"alice","email":"alice@example.com","pass":"correct-horse-battery-staple","passRepeat":"correct-horse-battery-staple"}'
+`);
+  } catch (error) {
+    console.error(`pnpm start failed: ${error instanceof Error ? error.message : String(error)}`);
+    await stop(1);
+  }
+}
+
+void main();
