@@ -8,7 +8,7 @@ import { loadConfig, type Config, type Env } from '@pds/config';
 import { createGatewayDb, type GatewayDb } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { dexRegistrationProducer, type Producer } from '@pds/queue';
-import { createApp, type Gateway } from '@pds/gateway';
+import { createApp, type Gateway, type GatewayDeps } from '@pds/gateway';
 import { testClock, type TestClock } from './clock';
 import { createDatabaseFrom } from './templates';
 
@@ -32,7 +32,10 @@ export function requireEnv(name: string): string {
   return value;
 }
 
-export async function startTestGateway(overrides: Partial<Record<keyof Env, string>> = {}): Promise<TestGateway> {
+/** Dependencies a test may replace (e.g. `dexKeys`: a source holding a key pair the test generated). */
+export type TestGatewayDeps = Pick<GatewayDeps, 'dexKeys'>;
+
+export async function startTestGateway(overrides: Partial<Record<keyof Env, string>> = {}, deps: TestGatewayDeps = {}): Promise<TestGateway> {
   const database = await createDatabaseFrom(requireEnv('TEST_PG_ADMIN_URL'), requireEnv('TEST_GATEWAY_TEMPLATE'));
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -61,6 +64,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof Env, stri
     dexRegistration,
     clock,
     redisPrefix,
+    ...deps,
   });
   return {
     ...gateway,

@@ -9,7 +9,9 @@ import { LoginLimiter } from './auth/login-limit';
 import { authenticate } from './auth/middleware';
 import { authRoutes } from './auth/routes';
 import { AuthService } from './auth/service';
+import { applicationsFeature, HttpDexKeySource, type DexKeySource } from './apps';
 import { systemClock, type Clock } from './clock';
+import { dataFeature } from './data';
 import { InstanceRegistry } from './instances/registry';
 import { resolveTenant } from './instances/tenancy';
 import { signupRoutes } from './signup/routes';
@@ -27,6 +29,8 @@ export interface GatewayDeps {
   clock?: Clock;
   /** Prefix of this gateway's own Redis keys (rate limits); lets test files share one Redis. */
   redisPrefix?: string;
+  /** Dex's public key for app pushes; by default fetched from `${DEX_URL}/publickey`. */
+  dexKeys?: DexKeySource;
 }
 
 export interface Gateway {
@@ -49,15 +53,21 @@ export function createApp(deps: GatewayDeps): Gateway {
   });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
 
+  const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock);
+
   const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY });
   // Before tenancy: sign-up creates the instance its Host names.
   app.use(signupRoutes(signup, registry, auth));
 
   app.use(resolveTenant(registry));
+  // Dex pushes carry a dex service token in X-Auth-Token, which instance authentication would refuse.
+  app.use(apps.pushRoutes);
   // The token routes read and judge tokens themselves (validate must say why a token is refused).
   app.use(authRoutes(auth, limiter));
   app.use(authenticate(auth));
   app.use(userRoutes(new UserService(users)));
+  app.use(apps.routes);
+  app.use(dataFeature(db));
 
   finishApp(app);
   return { app, registry, auth };

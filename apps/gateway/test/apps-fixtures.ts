@@ -1,0 +1,51 @@
+// Test helpers for apps: a real dex key pair, signed pushes, and an app set up with its token.
+import type { Express } from 'express';
+import request from 'supertest';
+import type { AppRecordInput } from '@pds/app-record';
+import { DEX_ISSUER, generateRsaKeyPair, issueServiceToken, signingKeys, type SigningKeys } from '@pds/tokens';
+import type { SignedUp, TestGateway } from '../../../test/support/gateway';
+import { APP_PUSH_SCOPE } from '../src/apps/dex-routes';
+
+export async function dexKeyPair(): Promise<SigningKeys> {
+  const pem = await generateRsaKeyPair();
+  return signingKeys(pem.keyId, pem.privateKeyPem);
+}
+
+export const nowSeconds = (gw: TestGateway): number => Math.floor(gw.clock().getTime() / 1000);
+
+export function pushToken(
+  gw: TestGateway,
+  keys: SigningKeys,
+  audience: string,
+  change: Partial<{ issuer: string; scope: string; ttlSeconds: number; at: number }> = {},
+): string {
+  const { at, ...rest } = change;
+  return issueServiceToken(keys, { issuer: DEX_ISSUER, audience, scope: APP_PUSH_SCOPE, ...rest }, at ?? nowSeconds(gw));
+}
+
+export function appRecord(namespace: string, change: Partial<AppRecordInput> = {}): AppRecordInput {
+  return {
+    title: `The ${namespace} app`,
+    namespace,
+    logoUrl: `https://${namespace}.example/logo.png`,
+    url: `https://${namespace}.example/`,
+    category: 'app',
+    ...change,
+  };
+}
+
+export function push(app: Express, address: string, token: string, appId: string, body: unknown) {
+  return request(app).put(`/api/dex/applications/${appId}`).set('Host', address).set('X-Auth-Token', token).send(body as object);
+}
+
+/** Pushes the app as dex would, sets it up as the owner and returns its token. */
+export async function installApp(gw: TestGateway, keys: SigningKeys, owner: SignedUp, record: AppRecordInput) {
+  const appId = record.id ?? record.namespace;
+  const pushed = await push(gw.app, owner.address, pushToken(gw, keys, owner.address), appId, { version: 1, record });
+  if (pushed.status !== 200) throw new Error(`push of ${appId} failed: ${pushed.status} ${JSON.stringify(pushed.body)}`);
+  const setup = await request(gw.app).post(`/api/v2.6/applications/${appId}/setup`).set('Host', owner.address).set('X-Auth-Token', owner.token);
+  if (setup.status !== 200) throw new Error(`setup of ${appId} failed: ${setup.status} ${JSON.stringify(setup.body)}`);
+  const token = await request(gw.app).get(`/api/v2.6/applications/${appId}/access-token`).set('Host', owner.address).set('X-Auth-Token', owner.token);
+  if (token.status !== 200) throw new Error(`token of ${appId} failed: ${token.status} ${JSON.stringify(token.body)}`);
+  return { appId, token: token.body.accessToken as string, userId: token.body.userId as string };
+}

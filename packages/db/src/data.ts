@@ -1,0 +1,84 @@
+import type { GatewayDb } from './clients';
+import { Prisma, type DataAccess, type DataGrant } from './generated/gateway/client';
+
+export interface StoredRecord {
+  recordId: string;
+  data: unknown;
+}
+
+export interface RecordQuery {
+  /** Segments of a path into `data` (validated: no "." inside a segment); absent: insertion order. */
+  orderBy?: string[];
+  descending: boolean;
+  skip: number;
+  take: number;
+}
+
+/** Records of the data tables. Every method takes the instance id first. */
+export class DataRecordRepository {
+  constructor(private readonly db: GatewayDb) {}
+
+  /**
+   * Inserts the records in one statement, so an array is stored all or nothing, in array order
+   * (`seq` follows the ordinality). Returns them in that order.
+   */
+  async insert(instanceId: string, namespace: string, endpoint: string, records: unknown[]): Promise<StoredRecord[]> {
+    const rows = await this.db.$queryRaw<(StoredRecord & { n: bigint })[]>`
+      WITH inserted AS (
+        INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data")
+        SELECT ${instanceId}::uuid, gen_random_uuid(), ${namespace}, ${endpoint}, t.d
+        FROM jsonb_array_elements(${JSON.stringify(records)}::jsonb) WITH ORDINALITY AS t(d, n)
+        ORDER BY t.n
+        RETURNING "recordId"::text AS "recordId", "data", "seq"
+      )
+      SELECT "recordId", "data", "seq" AS n FROM inserted ORDER BY "seq"`;
+    return rows.map(({ recordId, data }) => ({ recordId, data }));
+  }
+
+  find(instanceId: string, namespace: string, endpoint: string, query: RecordQuery): Promise<StoredRecord[]> {
+    const direction = query.descending ? Prisma.sql`DESC` : Prisma.sql`ASC`;
+    // Records without the path sort last either way, as the original system's clients expect.
+    const order = query.orderBy
+      ? Prisma.sql`"data" #> string_to_array(${query.orderBy.join('.')}, '.') ${direction} NULLS LAST, "seq" ASC`
+      : Prisma.sql`"seq" ${direction}`;
+    return this.db.$queryRaw<StoredRecord[]>`
+      SELECT "recordId"::text AS "recordId", "data" FROM "DataRecord"
+      WHERE "instanceId" = ${instanceId}::uuid AND "namespace" = ${namespace} AND "endpoint" = ${endpoint}
+      ORDER BY ${order}
+      OFFSET ${query.skip} LIMIT ${query.take}`;
+  }
+
+  /** The number of records removed. */
+  async deleteEndpoint(instanceId: string, namespace: string, endpoint: string): Promise<number> {
+    const { count } = await this.db.dataRecord.deleteMany({ where: { instanceId, namespace, endpoint } });
+    return count;
+  }
+}
+
+export interface GrantKey {
+  userId: string;
+  namespace: string;
+  /** "*" for every endpoint of the namespace. */
+  endpoint: string;
+  access: DataAccess;
+}
+
+/** Who may read or write which data namespaces (apps' sets are written by ApplicationRepository.setUp). */
+export class DataGrantRepository {
+  constructor(private readonly db: GatewayDb) {}
+
+  listFor(instanceId: string, userId: string): Promise<DataGrant[]> {
+    return this.db.dataGrant.findMany({ where: { instanceId, userId }, orderBy: [{ namespace: 'asc' }, { endpoint: 'asc' }, { access: 'asc' }] });
+  }
+
+  /** Granting twice is harmless. */
+  async grant(instanceId: string, grant: GrantKey): Promise<void> {
+    await this.db.dataGrant.createMany({ data: [{ instanceId, ...grant }], skipDuplicates: true });
+  }
+
+  /** True when the grant existed. */
+  async revoke(instanceId: string, grant: GrantKey): Promise<boolean> {
+    const { count } = await this.db.dataGrant.deleteMany({ where: { instanceId, ...grant } });
+    return count > 0;
+  }
+}
