@@ -71,6 +71,8 @@ const schema = z.object({
   DEX_ADMINS: list.optional(),
   /** Where instance addresses of a cluster are reached when DNS does not know them. */
   CLUSTER_GATEWAYS: gatewayMap.default({}),
+  /** Redis key prefix of the job queues; producers and the worker must agree (tests use their own). */
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 of A-Z, a-z, 0-9, _ and -').default('pds'),
 });
 
 export type Env = z.input<typeof schema>;

@@ -1,5 +1,5 @@
 // Queue names, typed job payloads and producers, shared by the apps that enqueue and the worker.
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AppRecord } from '@pds/app-record';
 
@@ -22,6 +22,7 @@ export interface JobPayloads {
 }
 
 export type QueueName = keyof JobPayloads;
+export type { Job, QueueEvents };
 
 /** Retries with exponential backoff; finished jobs are trimmed so Redis does not grow. */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
@@ -49,6 +50,20 @@ export class Producer<N extends QueueName> {
     await this.queue.add(this.name, payload, jobId ? { jobId } : {});
   }
 
+  /**
+   * Queues the job, or joins the one with this id that is still waiting or running. A finished job
+   * (kept a while for inspection) would make `add` a silent no-op, so it is replaced: a new request
+   * must really run again.
+   */
+  async enqueue(payload: JobPayloads[N], jobId: string): Promise<Job<JobPayloads[N]>> {
+    const existing = (await this.queue.getJob(jobId)) as Job<JobPayloads[N]> | undefined;
+    if (existing && ((await existing.isCompleted()) || (await existing.isFailed()))) {
+      // Another caller may have replaced it at the same moment; then add() below joins theirs.
+      await existing.remove().catch(() => undefined);
+    }
+    return (await this.queue.add(this.name, payload, { jobId })) as Job<JobPayloads[N]>;
+  }
+
   close(): Promise<void> {
     return this.queue.close();
   }
@@ -58,3 +73,30 @@ export class Producer<N extends QueueName> {
 export function dexRegistrationProducer(options: QueueOptions): Producer<typeof QUEUE_NAMES.dexRegistration> {
   return new Producer(QUEUE_NAMES.dexRegistration, options);
 }
+
+/**
+ * Completion events of one queue, for callers that wait on a job (dex's registerHat). BullMQ opens a
+ * blocking connection of its own (a duplicate of `connection`, which should have
+ * maxRetriesPerRequest: null); `close()` it.
+ */
+export function queueEvents(name: QueueName, options: QueueOptions): QueueEvents {
+  return new QueueEvents(name, { connection: options.connection, prefix: options.prefix ?? 'pds' });
+}
+
+/** Producer used by dex on registerHat. */
+export function keyFetchProducer(options: QueueOptions): Producer<typeof QUEUE_NAMES.keyFetch> {
+  return new Producer(QUEUE_NAMES.keyFetch, options);
+}
+
+/** Producer used by dex on update-application, one job per target instance. */
+export function appPushProducer(options: QueueOptions): Producer<typeof QUEUE_NAMES.appPush> {
+  return new Producer(QUEUE_NAMES.appPush, options);
+}
+
+/** Job ids (no ":" allowed by BullMQ): one per purpose and subject, so duplicates collapse. */
+export const jobIds = {
+  registration: (address: string) => `register-${address}`,
+  keyFetch: (address: string) => `key-${address}`,
+  appPush: (pushId: string) => `push-${pushId}`,
+  uploadSweep: 'upload-sweep',
+};

@@ -1,0 +1,43 @@
+// Builds dex's express app from its dependencies; server.ts wires real ones, tests their own.
+import type { Express } from 'express';
+import type { Config } from '@pds/config';
+import { AdminRepository, AppRecordRepository, CertifiedClusterRepository, RegisteredInstanceRepository, type DexDb } from '@pds/db';
+import { createBaseApp, finishApp, type Logger } from '@pds/http';
+import type { Producer, QueueEvents } from '@pds/queue';
+import { publicKeyPem, type SigningKeys } from '@pds/tokens';
+import { appRoutes } from './apps/routes';
+import { AppUpdateService } from './apps/service';
+import { InstanceTokenVerifier, type Clock } from './auth';
+import { registrationRoutes } from './registration/routes';
+import { RegistrationService } from './registration/service';
+
+export interface DexDeps {
+  config: Config;
+  db: DexDb;
+  logger: Logger;
+  keys: SigningKeys;
+  keyFetch: Producer<'dex-key-fetch'>;
+  keyFetchEvents: QueueEvents;
+  appPush: Producer<'app-push'>;
+  clock?: Clock;
+  /** How long registerHat waits for the key fetch before answering 202 (default 5 s). */
+  registerWaitMs?: number;
+}
+
+export function createDexApp(deps: DexDeps): { app: Express } {
+  const clusters = new CertifiedClusterRepository(deps.db);
+  const instances = new RegisteredInstanceRepository(deps.db);
+  const registration = new RegistrationService(clusters, instances, deps.keyFetch, deps.keyFetchEvents, deps.registerWaitMs ?? 5000);
+  const verifier = new InstanceTokenVerifier(instances, deps.clock ?? (() => new Date()));
+  const apps = new AppUpdateService(verifier, new AdminRepository(deps.db), clusters, instances, new AppRecordRepository(deps.db), deps.appPush);
+  const publicKey = publicKeyPem(deps.keys.publicKey);
+
+  const app = createBaseApp(deps.logger, { trustProxy: deps.config.TRUST_PROXY });
+  app.get('/publickey', (_req, res) => {
+    res.type('text/plain').send(publicKey);
+  });
+  app.use(registrationRoutes(registration));
+  app.use(appRoutes(apps));
+  finishApp(app);
+  return { app };
+}

@@ -1,0 +1,64 @@
+// Wires dex's real dependencies from the configuration and serves it until `close()`.
+import type { Server } from 'node:http';
+import { Redis } from 'ioredis';
+import type { Config } from '@pds/config';
+import { AdminRepository, CertifiedClusterRepository, createDexDb, DexKeyRepository } from '@pds/db';
+import { createLogger } from '@pds/http';
+import { appPushProducer, keyFetchProducer, QUEUE_NAMES, queueEvents } from '@pds/queue';
+import { createDexApp } from './app';
+import { loadOrCreateDexKeys } from './keys';
+
+export interface RunningDex {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startDex(config: Config, options: { registerWaitMs?: number } = {}): Promise<RunningDex> {
+  if (!config.DEX_DATABASE_URL) throw new Error('DEX_DATABASE_URL is not set (pnpm start provides one)');
+  if (!config.REDIS_URL) throw new Error('REDIS_URL is not set (pnpm start provides one)');
+  if (!config.MASTER_KEY) throw new Error('MASTER_KEY is not set: it seals dex\'s private key (pnpm start provides one)');
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'dex' });
+  const db = createDexDb(config.DEX_DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
+  // BullMQ needs maxRetriesPerRequest null on connections it blocks on (QueueEvents duplicates this one).
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
+  const keyFetch = keyFetchProducer(queue);
+  const appPush = appPushProducer(queue);
+  const keyFetchEvents = queueEvents(QUEUE_NAMES.keyFetch, queue);
+
+  const shutdown = async () => {
+    await keyFetchEvents.close();
+    await keyFetch.close();
+    await appPush.close();
+    redis.disconnect();
+    await db.$disconnect();
+  };
+
+  let server: Server;
+  try {
+    // The configured trust roots are seeded on every start; the CLI adds more (and nothing removes these).
+    await new CertifiedClusterRepository(db).ensure(config.DEX_CLUSTERS);
+    await new AdminRepository(db).ensure(config.DEX_ADMINS);
+    const keys = await loadOrCreateDexKeys(new DexKeyRepository(db), config.MASTER_KEY);
+    const { app } = createDexApp({ config, db, logger, keys, keyFetch, keyFetchEvents, appPush, registerWaitMs: options.registerWaitMs });
+    server = await new Promise<Server>((resolve, reject) => {
+      const s = app.listen(config.DEX_PORT, config.BIND_ADDRESS, () => resolve(s));
+      s.once('error', reject);
+    });
+  } catch (error) {
+    await shutdown();
+    throw error;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.DEX_PORT;
+  const url = `http://${config.BIND_ADDRESS}:${port}`;
+  logger.info({ url, clusters: config.DEX_CLUSTERS, admins: config.DEX_ADMINS }, 'dex listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await shutdown();
+    })());
+  return { url, close };
+}
