@@ -1,9 +1,10 @@
 // Builds the gateway's express app from its dependencies; main.ts wires real ones, tests their own.
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
-import type { Config } from '@pds/config';
-import { InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
+import { instanceUrl, type Config } from '@pds/config';
+import { FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
 import { createBaseApp, finishApp, type Logger } from '@pds/http';
+import type { BlobStore } from '@pds/storage';
 import { VerifiedTokenCache } from '@pds/tokens';
 import { LoginLimiter } from './auth/login-limit';
 import { authenticate } from './auth/middleware';
@@ -12,6 +13,8 @@ import { AuthService } from './auth/service';
 import { applicationsFeature, HttpDexKeySource, type DexKeySource } from './apps';
 import { systemClock, type Clock } from './clock';
 import { dataFeature } from './data';
+import { FILES_PATH, fileRoutes } from './files/routes';
+import { FileService } from './files/service';
 import { InstanceRegistry } from './instances/registry';
 import { resolveTenant } from './instances/tenancy';
 import { signupRoutes } from './signup/routes';
@@ -26,6 +29,8 @@ export interface GatewayDeps {
   logger: Logger;
   masterKey: Buffer;
   dexRegistration: DexRegistrationQueue;
+  /** Where file bytes live (local disk or S3); see @pds/storage. */
+  blobStore: BlobStore;
   clock?: Clock;
   /** Prefix of this gateway's own Redis keys (rate limits); lets test files share one Redis. */
   redisPrefix?: string;
@@ -68,6 +73,15 @@ export function createApp(deps: GatewayDeps): Gateway {
   app.use(userRoutes(new UserService(users)));
   app.use(apps.routes);
   app.use(dataFeature(db));
+  const files = new FileService({
+    files: new FileRepository(db),
+    users,
+    store: deps.blobStore,
+    clock,
+    signedUrlTtl: config.SIGNED_URL_TTL,
+    baseUrl: (address) => instanceUrl(config, address),
+  });
+  app.use(FILES_PATH, fileRoutes(files));
 
   finishApp(app);
   return { app, registry, auth };

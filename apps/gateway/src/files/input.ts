@@ -1,0 +1,77 @@
+// What the Files API accepts (CONTRACT §0 field limits, §2 bodies). Unknown fields, and fields the
+// server decides (fileId, status, contentPublic, permissions on upload), are dropped.
+import { z } from 'zod';
+
+const MAX_TAKE = 10_000;
+// JS dates reach ±8.64e15 ms; Postgres timestamps and ISO output need years 0001–9999.
+const MIN_DATE_MS = Date.UTC(1, 0, 1);
+const MAX_DATE_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+const limited = (max: number) => z.string().max(max, `must be at most ${max} characters`);
+
+/** ISO 8601 strings, or Unix time: a number below 10^11 is seconds, otherwise milliseconds. */
+export const dateInput = z.union([z.number(), z.string().max(64)]).transform((value, ctx) => {
+  const ms = typeof value === 'number' ? (Math.abs(value) < 1e11 ? value * 1000 : value) : isoMs(value);
+  if (ms === null || !Number.isFinite(ms) || ms < MIN_DATE_MS || ms > MAX_DATE_MS) {
+    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or a Unix timestamp (seconds or milliseconds)' });
+    return z.NEVER;
+  }
+  return new Date(Math.trunc(ms));
+});
+
+function isoMs(text: string): number | null {
+  return /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/i.test(text) ? Date.parse(text) : null;
+}
+
+const tags = z.array(limited(128)).max(64, 'must hold at most 64 tags');
+
+/** Optional fields may come as null from clients that serialise empty values; null means absent. */
+export const uploadSchema = z
+  .object({
+    name: limited(1024).min(1, 'is required'),
+    source: limited(256).min(1, 'is required'),
+    tags: tags.nullish(),
+    title: limited(1024).nullish(),
+    description: limited(16 * 1024).nullish(),
+    dateCreated: dateInput.nullish(),
+    // Validated for compatibility, then ignored: an upload is itself a change, so lastUpdated is now.
+    lastUpdated: dateInput.nullish(),
+  })
+  .transform((u) => ({
+    name: u.name,
+    source: u.source,
+    tags: u.tags ?? undefined,
+    title: u.title ?? undefined,
+    description: u.description ?? undefined,
+    dateCreated: u.dateCreated ?? undefined,
+  }));
+
+/** A file template (search, bulk grants): "" and null mean "any" (CONTRACT §2). */
+export const templateSchema = z
+  .object({
+    fileId: limited(2048).nullish(),
+    name: limited(1024).nullish(),
+    source: limited(256).nullish(),
+    tags: tags.nullish(),
+    title: limited(1024).nullish(),
+    description: limited(16 * 1024).nullish(),
+    status: z.object({ status: z.enum(['New', 'Completed', 'Deleted']), size: z.number().optional() }).nullish(),
+  })
+  .transform((t) => ({
+    fileId: t.fileId ?? undefined,
+    name: t.name ?? undefined,
+    source: t.source ?? undefined,
+    tags: t.tags ?? undefined,
+    title: t.title ?? undefined,
+    description: t.description ?? undefined,
+    status: t.status?.status,
+  }));
+
+const queryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export const contentQuery = z.object({ content: queryBool.default(false) });
+
+export const pageQuery = z.object({
+  take: z.coerce.number().int().min(1).max(MAX_TAKE, `must be at most ${MAX_TAKE}`).default(1000),
+  skip: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+});

@@ -1,0 +1,163 @@
+// The rules of the Files API (CONTRACT §2): states, ids, signed addresses. Who may do what is asked
+// of access.ts; every query goes through the tenant-scoped FileRepository.
+import { z } from 'zod';
+import type { FileRecord, FileRepository, FileTemplate, Page, UserRepository } from '@pds/db';
+import { ApiError } from '@pds/http';
+import { objectKey, type BlobStore } from '@pds/storage';
+import type { Clock } from '../clock';
+import type { ResolvedInstance } from '../instances/registry';
+import {
+  contentReadable,
+  fileNotFound,
+  requireContent,
+  requireManageable,
+  requireOwner,
+  requireVisible,
+  searchScope,
+  showsPermissions,
+  type Viewer,
+} from './access';
+import { fileIdStem } from './slug';
+import { fileJson, type FileJson } from './view';
+
+export interface NewFileInput {
+  name: string;
+  source: string;
+  tags?: string[];
+  title?: string;
+  description?: string;
+  dateCreated?: Date;
+}
+
+export interface FileServiceDeps {
+  files: FileRepository;
+  users: UserRepository;
+  store: BlobStore;
+  clock: Clock;
+  signedUrlTtl: number;
+  /** Public base URL of an instance address: where local-store addresses are served. */
+  baseUrl: (address: string) => string;
+}
+
+export class FileService {
+  constructor(private readonly deps: FileServiceDeps) {}
+
+  /** Writes the New file with the uploader's permission and returns it with a signed PUT address. */
+  async upload(tenant: ResolvedInstance, viewer: Viewer, input: NewFileInput): Promise<FileJson> {
+    if (viewer.kind === 'anonymous') throw ApiError.notAuthenticated();
+    const now = this.deps.clock();
+    const file = await this.deps.files.create(tenant.instance.id, fileIdStem(input.source, input.name), {
+      name: input.name,
+      source: input.source,
+      tags: input.tags ?? [],
+      title: input.title,
+      description: input.description,
+      uploaderId: viewer.userId,
+      dateCreated: input.dateCreated ?? now,
+      now,
+    });
+    const contentUrl = await this.deps.store.presignPut(this.key(tenant, file.fileId), this.signing(tenant));
+    // The uploader learns its own permission entry even when it is not the owner (CONTRACT §2).
+    return fileJson(file, { permissions: true, contentUrl });
+  }
+
+  /** New → Completed once the bytes are there; completing again re-reads the size. */
+  async complete(tenant: ResolvedInstance, viewer: Viewer, fileId: string): Promise<FileJson> {
+    const file = requireVisible(viewer, await this.find(tenant, fileId), fileId);
+    if (file.status === 'Deleted') throw ApiError.conflict(`File ${fileId} has been deleted`);
+    const size = await this.deps.store.stat(this.key(tenant, fileId));
+    if (size === null) throw ApiError.conflict(`File ${fileId} has not been uploaded`);
+    if (file.status === 'Completed' && Number(file.size) === size) return this.present(tenant, viewer, file);
+    const completed = await this.deps.files.complete(tenant.instance.id, fileId, size, this.deps.clock());
+    // A delete that won the race leaves nothing to complete.
+    if (!completed) throw ApiError.conflict(`File ${fileId} has been deleted`);
+    return this.present(tenant, viewer, completed);
+  }
+
+  async get(tenant: ResolvedInstance, viewer: Viewer, fileId: string): Promise<FileJson> {
+    return this.present(tenant, viewer, requireVisible(viewer, await this.find(tenant, fileId), fileId));
+  }
+
+  /** The signed GET address of a file's content; the same 404 for missing and forbidden. */
+  async contentAddress(tenant: ResolvedInstance, viewer: Viewer, fileId: string): Promise<string> {
+    const file = requireContent(viewer, await this.find(tenant, fileId), fileId);
+    return this.deps.store.presignGet(this.key(tenant, file.fileId), this.signing(tenant));
+  }
+
+  /** Removes the bytes first, then marks the file Deleted: a failure leaves a file that can be deleted again. */
+  async delete(tenant: ResolvedInstance, viewer: Viewer, fileId: string): Promise<FileJson> {
+    requireManageable(viewer, await this.find(tenant, fileId), fileId);
+    await this.deps.store.remove(this.key(tenant, fileId));
+    const deleted = await this.deps.files.markDeleted(tenant.instance.id, fileId, this.deps.clock());
+    if (!deleted) throw fileNotFound(fileId);
+    return this.present(tenant, viewer, deleted);
+  }
+
+  async setPublic(tenant: ResolvedInstance, viewer: Viewer, fileId: string, contentPublic: boolean): Promise<FileJson> {
+    requireManageable(viewer, await this.find(tenant, fileId), fileId);
+    const updated = await this.deps.files.setPublic(tenant.instance.id, fileId, contentPublic, this.deps.clock());
+    if (!updated) throw fileNotFound(fileId);
+    return this.present(tenant, viewer, updated);
+  }
+
+  async grant(tenant: ResolvedInstance, viewer: Viewer, fileId: string, userId: string, content: boolean): Promise<FileJson> {
+    requireManageable(viewer, await this.find(tenant, fileId), fileId);
+    await this.requireUser(tenant, userId);
+    const updated = await this.deps.files.grant(tenant.instance.id, fileId, userId, content);
+    if (!updated) throw fileNotFound(fileId);
+    return this.present(tenant, viewer, updated);
+  }
+
+  async revoke(tenant: ResolvedInstance, viewer: Viewer, fileId: string, userId: string): Promise<FileJson> {
+    requireManageable(viewer, await this.find(tenant, fileId), fileId);
+    await this.requireUser(tenant, userId);
+    await this.deps.files.revoke(tenant.instance.id, fileId, userId);
+    return this.present(tenant, viewer, requireVisible(viewer, await this.find(tenant, fileId), fileId));
+  }
+
+  async grantMatching(tenant: ResolvedInstance, viewer: Viewer, template: FileTemplate, userId: string, content: boolean): Promise<FileJson[]> {
+    requireOwner(viewer);
+    await this.requireUser(tenant, userId);
+    return this.presentAll(tenant, viewer, await this.deps.files.grantMatching(tenant.instance.id, template, userId, content));
+  }
+
+  async revokeMatching(tenant: ResolvedInstance, viewer: Viewer, template: FileTemplate, userId: string): Promise<FileJson[]> {
+    requireOwner(viewer);
+    await this.requireUser(tenant, userId);
+    return this.presentAll(tenant, viewer, await this.deps.files.revokeMatching(tenant.instance.id, template, userId));
+  }
+
+  async search(tenant: ResolvedInstance, viewer: Viewer, template: FileTemplate, page: Page): Promise<FileJson[]> {
+    const scope = searchScope(viewer);
+    return this.presentAll(tenant, viewer, await this.deps.files.search(tenant.instance.id, template, scope, page));
+  }
+
+  private find(tenant: ResolvedInstance, fileId: string): Promise<FileRecord | null> {
+    return this.deps.files.find(tenant.instance.id, fileId);
+  }
+
+  private async requireUser(tenant: ResolvedInstance, userId: string): Promise<void> {
+    const user = z.uuid().safeParse(userId).success ? await this.deps.users.findById(tenant.instance.id, userId) : null;
+    if (!user) throw ApiError.notFound(`User ${userId} not found`);
+  }
+
+  /** The record as this caller may see it: a fresh content address only with content rights. */
+  private async present(tenant: ResolvedInstance, viewer: Viewer, file: FileRecord): Promise<FileJson> {
+    const contentUrl = contentReadable(viewer, file)
+      ? await this.deps.store.presignGet(this.key(tenant, file.fileId), this.signing(tenant))
+      : undefined;
+    return fileJson(file, { permissions: showsPermissions(viewer), contentUrl });
+  }
+
+  private presentAll(tenant: ResolvedInstance, viewer: Viewer, files: FileRecord[]): Promise<FileJson[]> {
+    return Promise.all(files.map((file) => this.present(tenant, viewer, file)));
+  }
+
+  private key(tenant: ResolvedInstance, fileId: string): string {
+    return objectKey(tenant.instance.address, fileId);
+  }
+
+  private signing(tenant: ResolvedInstance) {
+    return { ttlSeconds: this.deps.signedUrlTtl, baseUrl: this.deps.baseUrl(tenant.instance.address) };
+  }
+}
