@@ -6,7 +6,7 @@ import http, { type Server } from 'node:http';
 import { loadConfig, type Config } from '@pds/config';
 import { createDexDb, type DexDb } from '@pds/db';
 import { startDex, type RunningDex } from '@pds/dex';
-import { appPushProducer, keyFetchProducer, type Producer } from '@pds/queue';
+import { appPushProducer, keyFetchProducer, Producer, QUEUE_NAMES } from '@pds/queue';
 import { generateRsaKeyPair, issueToken, signingKeys, type SigningKeys } from '@pds/tokens';
 import { startWorker, type RunningWorker } from '@pds/worker';
 import { freePort } from '../../scripts/lib/ports';
@@ -86,9 +86,10 @@ export interface TestCluster {
   fakes: FakeInstances;
   /** Configuration of dex and worker (queue prefix shared with the gateway's producer). */
   config: Config;
-  /** Producers on the same prefix, for inspecting queues. */
+  /** Producers on the same prefix, for inspecting queues (and the scheduled upload sweep). */
   keyFetch: Producer<'dex-key-fetch'>;
   appPush: Producer<'app-push'>;
+  uploadSweep: Producer<'upload-sweep'>;
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
   /** Stops and restarts the gateway's listener on the same port (an outage as the worker sees it). */
@@ -111,7 +112,9 @@ export async function startTestCluster(options: { worker?: boolean; registerWait
     DATABASE_URL: gw.databaseUrl,
     DEX_DATABASE_URL: database.url,
     REDIS_URL: requireEnv('TEST_REDIS_URL'),
-    MASTER_KEY: randomBytes(32).toString('hex'),
+    // The gateway's: the worker's upload sweep removes bytes from the same local store.
+    MASTER_KEY: gw.config.MASTER_KEY?.toString('hex'),
+    DATA_DIR: gw.config.DATA_DIR,
     DEX_PORT: String(dexPort),
     DEX_URL: dexUrl,
     DEX_CLUSTERS: `${CLUSTER},${PEER_CLUSTER}`,
@@ -124,6 +127,7 @@ export async function startTestCluster(options: { worker?: boolean; registerWait
   const queue = { connection: gw.redis, prefix: gw.redisPrefix };
   const keyFetch = keyFetchProducer(queue);
   const appPush = appPushProducer(queue);
+  const uploadSweep = new Producer(QUEUE_NAMES.uploadSweep, queue);
 
   let server: Server | undefined;
   const startGateway = async () => {
@@ -148,6 +152,7 @@ export async function startTestCluster(options: { worker?: boolean; registerWait
     config,
     keyFetch,
     appPush,
+    uploadSweep,
     startWorker: async () => {
       worker ??= await startWorker(config);
     },
@@ -162,7 +167,7 @@ export async function startTestCluster(options: { worker?: boolean; registerWait
       await dex.close();
       await stopGateway();
       await fakes.close();
-      for (const p of [keyFetch, appPush]) {
+      for (const p of [keyFetch, appPush, uploadSweep]) {
         await p.queue.obliterate({ force: true }).catch(() => undefined);
         await p.close();
       }

@@ -4,6 +4,12 @@ import { ApiError } from '@pds/http';
 
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
+/** A lower-case DNS name of one or more labels (cluster domains). */
+export function isDomainName(name: string): boolean {
+  const labels = name.split('.');
+  return name.length <= 253 && labels.every((l) => LABEL.test(l)) && !/^\d+$/.test(labels[labels.length - 1] as string);
+}
+
 export interface InstanceAddress {
   address: string;
   /** The address minus its first label: the cluster domain it claims to live under. */

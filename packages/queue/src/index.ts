@@ -93,6 +93,19 @@ export function appPushProducer(options: QueueOptions): Producer<typeof QUEUE_NA
   return new Producer(QUEUE_NAMES.appPush, options);
 }
 
+/**
+ * Registers the repeatable upload sweep. The scheduler id is fixed, so every worker start (and every
+ * worker replica) updates the one schedule instead of adding another.
+ */
+export async function scheduleUploadSweep(options: QueueOptions, everyMs: number): Promise<void> {
+  const producer = new Producer(QUEUE_NAMES.uploadSweep, options);
+  try {
+    await producer.queue.upsertJobScheduler(jobIds.uploadSweep, { every: everyMs }, { name: QUEUE_NAMES.uploadSweep, data: {} });
+  } finally {
+    await producer.close();
+  }
+}
+
 /** Job ids (no ":" allowed by BullMQ): one per purpose and subject, so duplicates collapse. */
 export const jobIds = {
   registration: (address: string) => `register-${address}`,

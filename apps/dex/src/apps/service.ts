@@ -4,7 +4,7 @@ import { parseAppRecord, type AppRecord } from '@pds/app-record';
 import type { AdminRepository, AppRecordRepository, CertifiedClusterRepository, RegisteredInstanceRepository } from '@pds/db';
 import { ApiError } from '@pds/http';
 import { jobIds, type Producer } from '@pds/queue';
-import { parseInstanceAddress } from '../address';
+import { isDomainName, parseInstanceAddress } from '../address';
 import type { InstanceTokenVerifier } from '../auth';
 
 export interface UpdateRequest {
@@ -63,8 +63,6 @@ function parseRecord(body: unknown): AppRecord {
 function parseCluster(raw: unknown): string {
   if (typeof raw !== 'string' || raw === '') throw ApiError.badRequest('cluster: is required');
   const cluster = raw.trim().toLowerCase();
-  if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(cluster)) {
-    throw ApiError.badRequest('cluster: must be a domain name');
-  }
+  if (!isDomainName(cluster)) throw ApiError.badRequest('cluster: must be a domain name');
   return cluster;
 }

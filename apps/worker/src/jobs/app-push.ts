@@ -1,0 +1,47 @@
+// app-push: delivers one certified app record to one instance, signed with dex's key. Idempotent: a
+// delivered push is not sent again, and the gateway ignores versions older than the one it holds.
+import type { Job } from 'bullmq';
+import type { AppRecordRepository } from '@pds/db';
+import type { JobPayloads } from '@pds/queue';
+import { DEX_ISSUER, issueServiceToken, type SigningKeys } from '@pds/tokens';
+import { instanceRequest } from '../http';
+import { errorMessage, isLastAttempt } from './retry';
+
+type Payload = JobPayloads['app-push'];
+
+export const APP_PUSH_SCOPE = 'app-push';
+
+export interface AppPushDeps {
+  gateways: Record<string, string>;
+  apps: AppRecordRepository;
+  /** Dex's signing keys (loaded lazily: dex creates them on its first start). */
+  keys: () => Promise<SigningKeys>;
+  clock: () => Date;
+}
+
+export function appPushProcessor(deps: AppPushDeps) {
+  return async (job: Job<Payload>): Promise<'delivered' | 'gone'> => {
+    const { pushId, address, record, version } = job.data;
+    const push = await deps.apps.findPush(pushId);
+    if (!push) return 'gone';
+    if (push.state === 'delivered') return 'delivered';
+    await deps.apps.recordAttempt(pushId);
+    try {
+      const now = Math.floor(deps.clock().getTime() / 1000);
+      const token = issueServiceToken(await deps.keys(), { issuer: DEX_ISSUER, audience: address, scope: APP_PUSH_SCOPE }, now);
+      const res = await instanceRequest(deps.gateways, address, `/api/dex/applications/${encodeURIComponent(record.id)}`, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Auth-Token': token },
+        body: JSON.stringify({ version, record }),
+        timeoutMs: 10_000,
+        maxBytes: 64 * 1024,
+      });
+      if (res.status < 200 || res.status >= 300) throw new Error(`PUT ${address}/api/dex/applications/${record.id} answered ${res.status}`);
+    } catch (error) {
+      await deps.apps.markError(pushId, errorMessage(error), isLastAttempt(job));
+      throw error;
+    }
+    await deps.apps.markDelivered(pushId, deps.clock());
+    return 'delivered';
+  };
+}
