@@ -9,6 +9,8 @@ import { createGatewayDb, type GatewayDb } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { dexRegistrationProducer, type Producer } from '@pds/queue';
 import { createApp, type Gateway, type GatewayDeps } from '@pds/gateway';
+// The root package does not depend on @pds/storage; the gateway resolves it as a workspace package.
+import { createBlobStore, type BlobStore } from '../../packages/storage/src';
 import { testClock, type TestClock } from './clock';
 import { createDatabaseFrom } from './templates';
 
@@ -23,6 +25,8 @@ export interface TestGateway extends Gateway {
   redisPrefix: string;
   dexRegistration: Producer<'dex-registration'>;
   databaseUrl: string;
+  /** The store the gateway uses (STORAGE=local by default), for checking bytes directly. */
+  blobStore: BlobStore;
   close(): Promise<void>;
 }
 
@@ -55,6 +59,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof Env, stri
   const redisPrefix = `test-${randomBytes(6).toString('hex')}`;
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: redisPrefix });
   const clock = testClock();
+  const blobStore = await createBlobStore(config);
   const gateway = createApp({
     config,
     db,
@@ -64,6 +69,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof Env, stri
     dexRegistration,
     clock,
     redisPrefix,
+    blobStore,
     ...deps,
   });
   return {
@@ -75,6 +81,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof Env, stri
     redisPrefix,
     dexRegistration,
     databaseUrl: database.url,
+    blobStore,
     close: async () => {
       await dexRegistration.queue.obliterate({ force: true }).catch(() => undefined);
       await dexRegistration.close();

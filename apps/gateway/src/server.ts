@@ -5,6 +5,7 @@ import type { Config } from '@pds/config';
 import { createGatewayDb } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { dexRegistrationProducer } from '@pds/queue';
+import { createBlobStore } from '@pds/storage';
 import { createApp } from './app';
 
 export interface RunningGateway {
@@ -21,7 +22,8 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   const db = createGatewayDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });
   const dexRegistration = dexRegistrationProducer({ connection: redis });
-  const { app } = createApp({ config, db, redis, logger, masterKey: config.MASTER_KEY, dexRegistration });
+  const blobStore = await createBlobStore(config);
+  const { app } = createApp({ config, db, redis, logger, masterKey: config.MASTER_KEY, dexRegistration, blobStore });
 
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.PORT, config.BIND_ADDRESS, () => resolve(s));

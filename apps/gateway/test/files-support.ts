@@ -1,5 +1,6 @@
 // Helpers of the files-*.test.ts suites: a gateway on either real store, API calls as a given account,
 // and byte transfers to signed addresses (the gateway's own for the local store, S3 otherwise).
+import { randomBytes } from 'node:crypto';
 import type { Env } from '@pds/config';
 import request from 'supertest';
 import { CLUSTER, requireEnv, startTestGateway, type TestGateway } from '../../../test/support/gateway';
@@ -24,7 +25,8 @@ export function storeEnv(store: StoreKind): Partial<Record<keyof Env, string>> {
     S3_ACCESS_KEY: requireEnv('TEST_S3_ACCESS_KEY'),
     S3_SECRET_KEY: requireEnv('TEST_S3_SECRET_KEY'),
     S3_REGION: process.env.TEST_S3_REGION ?? 'us-east-1',
-    ...(process.env.TEST_S3_BUCKET ? { S3_BUCKET: process.env.TEST_S3_BUCKET } : {}),
+    // Test gateways reuse instance addresses (alice.pds.test), so each gets its own bucket.
+    S3_BUCKET: `pds-test-${randomBytes(6).toString('hex')}`,
   };
 }
 
