@@ -14,6 +14,7 @@ import { createGatewayDb } from '@pds/db';
 import { createApp } from '@pds/gateway';
 import { createLogger } from '@pds/http';
 import { dexRegistrationProducer } from '@pds/queue';
+import { createBlobStore } from '@pds/storage';
 import { verifyToken, VerifiedTokenCache, readUnverified, type TokenClaims } from '@pds/tokens';
 import { ensureDatabase, ensurePostgres } from './lib/postgres';
 import { migrate } from './lib/prisma';
@@ -68,13 +69,22 @@ async function main() {
   const url = await ensureDatabase(postgres.adminUrl, dbName);
   migrate('gateway', url);
 
-  const config = loadConfig({ CLUSTER_DOMAIN: 'bench.test', DATABASE_URL: url, REDIS_URL: redisServer.url, LOG_LEVEL: 'silent', LOGIN_RATE_LIMIT: '1000000' });
+  const masterKey = randomBytes(32);
+  const config = loadConfig({
+    CLUSTER_DOMAIN: 'bench.test',
+    DATABASE_URL: url,
+    REDIS_URL: redisServer.url,
+    LOG_LEVEL: 'silent',
+    LOGIN_RATE_LIMIT: '1000000',
+    MASTER_KEY: masterKey.toString('hex'),
+    DATA_DIR: path.join(os.tmpdir(), 'pds-bench', 'data'),
+  });
   const db = createGatewayDb(url, { max: 10 });
   const redis = new Redis(redisServer.url);
   const prefix = `bench-${randomBytes(4).toString('hex')}`;
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix });
-  const masterKey = randomBytes(32);
-  const { app } = createApp({ config, db, redis, logger: createLogger({ level: 'silent' }), masterKey, dexRegistration, redisPrefix: prefix });
+  const blobStore = await createBlobStore(config);
+  const { app } = createApp({ config, db, redis, logger: createLogger({ level: 'silent' }), masterKey, dexRegistration, blobStore, redisPrefix: prefix });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const port = (server.address() as AddressInfo).port;
