@@ -4,13 +4,14 @@ import type { Redis } from 'ioredis';
 import { instanceUrl, type Config } from '@pds/config';
 import { FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
 import { createBaseApp, finishApp, type Logger } from '@pds/http';
-import type { BlobStore } from '@pds/storage';
+import { LocalBlobStore, type BlobStore } from '@pds/storage';
 import { VerifiedTokenCache } from '@pds/tokens';
 import { LoginLimiter } from './auth/login-limit';
 import { authenticate } from './auth/middleware';
 import { authRoutes } from './auth/routes';
 import { AuthService } from './auth/service';
 import { applicationsFeature, HttpDexKeySource, type DexKeySource } from './apps';
+import { blobRoutes } from './blobs/routes';
 import { systemClock, type Clock } from './clock';
 import { dataFeature } from './data';
 import { FILES_PATH, fileRoutes } from './files/routes';
@@ -18,7 +19,7 @@ import { FileService } from './files/service';
 import { InstanceRegistry } from './instances/registry';
 import { resolveTenant } from './instances/tenancy';
 import { signupRoutes } from './signup/routes';
-import { SignupService, type DexRegistrationQueue } from './signup/service';
+import { SignupService, type DexRegistrationQueue, type SignupInput } from './signup/service';
 import { userRoutes } from './users/routes';
 import { UserService } from './users/service';
 
@@ -42,6 +43,11 @@ export interface Gateway {
   app: Express;
   registry: InstanceRegistry;
   auth: AuthService;
+  /**
+   * Creates an instance for the operator, outside public sign-up (so reserved names such as `admin`
+   * are allowed); does nothing when it exists. Returns its address and whether it was created.
+   */
+  provision(owner: Omit<SignupInput, 'passRepeat'>): Promise<{ address: string; created: boolean }>;
 }
 
 export function createApp(deps: GatewayDeps): Gateway {
@@ -65,6 +71,8 @@ export function createApp(deps: GatewayDeps): Gateway {
   app.use(signupRoutes(signup, registry, auth));
 
   app.use(resolveTenant(registry));
+  // The local store's signed addresses carry their own authorisation (S3 serves these itself).
+  if (deps.blobStore instanceof LocalBlobStore) app.use(blobRoutes(deps.blobStore));
   // Dex pushes carry a dex service token in X-Auth-Token, which instance authentication would refuse.
   app.use(apps.pushRoutes);
   // The token routes read and judge tokens themselves (validate must say why a token is refused).
@@ -84,5 +92,11 @@ export function createApp(deps: GatewayDeps): Gateway {
   app.use(FILES_PATH, fileRoutes(files));
 
   finishApp(app);
-  return { app, registry, auth };
+  const provision: Gateway['provision'] = async (owner) => {
+    const address = `${owner.username}.${config.CLUSTER_DOMAIN}`;
+    if (await registry.resolve(address)) return { address, created: false };
+    await signup.signup(address, { ...owner, passRepeat: owner.pass });
+    return { address, created: true };
+  };
+  return { app, registry, auth, provision };
 }

@@ -1,0 +1,61 @@
+// The local store's signed addresses (`/blobs/<token>`): the byte path that S3 would serve otherwise.
+// The token alone authorises the call (no login token: the address is what the client was handed),
+// but only on the instance that owns the key, only for its method, and only until it expires.
+import { Router, type Request } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { ApiError } from '@pds/http';
+import { BLOB_ROUTE, BlobTooLargeError, SSE_HEADER, SSE_VALUE, type LocalBlobStore } from '@pds/storage';
+import { tenantOf } from '../context';
+
+const REFUSED = 'The signed address is invalid or has expired';
+
+function tooLarge(maxBytes: number): ApiError {
+  // Closing stops a client that keeps sending a body the gateway will not read.
+  return new ApiError(413, 'Payload Too Large', `The upload is larger than the limit of ${maxBytes} bytes`, {
+    headers: { Connection: 'close' },
+  });
+}
+
+/** The object key the request's token grants, on this instance; 403 otherwise (same answer for every reason). */
+function grantedKey(store: LocalBlobStore, req: Request, method: 'PUT' | 'GET'): string {
+  const key = store.openAddress(String(req.params.token), method);
+  const address = tenantOf(req).instance.address;
+  if (key === null || !key.startsWith(`${address}/`)) throw ApiError.forbidden(REFUSED);
+  return key;
+}
+
+export function blobRoutes(store: LocalBlobStore): Router {
+  const router = Router();
+
+  router.put(`${BLOB_ROUTE}/:token`, async (req, res) => {
+    const key = grantedKey(store, req, 'PUT');
+    if (req.get(SSE_HEADER) !== SSE_VALUE) throw ApiError.badRequest(`The upload must carry the header ${SSE_HEADER}: ${SSE_VALUE}`);
+    if (Number(req.get('content-length') ?? 0) > store.maxBytes) throw tooLarge(store.maxBytes);
+    // A body parser that ran first has drained the stream: storing what is left would lose the data.
+    if (req.body !== undefined) throw new Error('the upload body was consumed by a body parser before the blob route');
+    try {
+      // Not destroying the request on a refusal lets the 413 reach the client.
+      await store.write(key, req.iterator({ destroyOnReturn: false }));
+    } catch (error) {
+      if (error instanceof BlobTooLargeError) throw tooLarge(store.maxBytes);
+      throw error;
+    }
+    res.status(200).end();
+  });
+
+  // Express answers HEAD with this route too; the body is then dropped.
+  router.get(`${BLOB_ROUTE}/:token`, async (req, res) => {
+    const blob = await store.read(grantedKey(store, req, 'GET'));
+    if (!blob) throw ApiError.notFound('There is no content at this address');
+    res.setHeader('Content-Type', 'application/octet-stream');
+    res.setHeader('Content-Length', String(blob.size));
+    if (req.method === 'HEAD') {
+      blob.stream.destroy();
+      res.end();
+      return;
+    }
+    await pipeline(blob.stream, res);
+  });
+
+  return router;
+}

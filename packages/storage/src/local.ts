@@ -1,0 +1,193 @@
+// The embedded default store: bytes on the local disk, encrypted at rest, reached through addresses that
+// the gateway itself serves (`<baseUrl>/blobs/<token>`, see apps/gateway/src/blobs/routes.ts).
+//
+// File format: magic (4) | IV (12) | AES-256-GCM ciphertext | tag (16). The object key is the GCM
+// additional data, so a file copied under another key fails to decrypt. File names are the SHA-256 of
+// the key: no key can name a path outside the store, whatever characters it holds.
+import { createCipheriv, createDecipheriv, createHash, randomBytes, type DecipherGCM } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { BlobStore, PresignOptions } from './blob-store';
+import { deriveKey } from './keys';
+import { AddressSigner, type BlobMethod } from './signed-address';
+
+const MAGIC = Buffer.from('PDB1');
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const HEADER_BYTES = MAGIC.length + IV_BYTES;
+const OVERHEAD = HEADER_BYTES + TAG_BYTES;
+export const BLOB_ROUTE = '/blobs';
+
+export interface LocalBlobStoreOptions {
+  /** Folder of the encrypted files; created when missing. */
+  dir: string;
+  masterKey: Buffer;
+  /** Uploads larger than this are refused (BlobTooLargeError). */
+  maxBytes: number;
+  now?: () => number;
+}
+
+export class BlobTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`The upload is larger than the limit of ${maxBytes} bytes`);
+  }
+}
+
+export interface StoredBlob {
+  size: number;
+  /** The decrypted bytes; errors if the file was altered on disk. */
+  stream: Readable;
+}
+
+export class LocalBlobStore implements BlobStore {
+  readonly maxBytes: number;
+  private readonly dir: string;
+  private readonly tmpDir: string;
+  private readonly signer: AddressSigner;
+  private readonly dataKey: Buffer;
+  private readonly now: () => number;
+
+  constructor(options: LocalBlobStoreOptions) {
+    this.dir = path.resolve(options.dir);
+    // Same file system as the objects, so the final rename is atomic.
+    this.tmpDir = path.join(this.dir, 'tmp');
+    this.maxBytes = options.maxBytes;
+    this.signer = new AddressSigner(deriveKey(options.masterKey, 'local-blob-addresses'));
+    this.dataKey = deriveKey(options.masterKey, 'local-blob-encryption');
+    this.now = options.now ?? Date.now;
+  }
+
+  async init(): Promise<void> {
+    await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
+  }
+
+  async presignPut(key: string, options: PresignOptions): Promise<string> {
+    return this.address(key, 'PUT', options);
+  }
+
+  async presignGet(key: string, options: PresignOptions): Promise<string> {
+    return this.address(key, 'GET', options);
+  }
+
+  /** The object key a token from one of this store's addresses grants `method` on, or null. */
+  openAddress(token: string, method: BlobMethod): string | null {
+    return this.signer.verify(token, method, this.now());
+  }
+
+  async stat(key: string): Promise<number | null> {
+    try {
+      return (await stat(this.pathOf(key))).size - OVERHEAD;
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  async remove(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+
+  /**
+   * Encrypts `source` into the store under `key`, streaming, and returns the plaintext size. The object
+   * appears whole or not at all: bytes go to a temp file that is renamed over the key's file at the end.
+   */
+  async write(key: string, source: AsyncIterable<Buffer>): Promise<number> {
+    const target = this.pathOf(key);
+    const temp = path.join(this.tmpDir, randomBytes(16).toString('hex'));
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.dataKey, iv).setAAD(Buffer.from(key));
+    const maxBytes = this.maxBytes;
+    let size = 0;
+    async function* encrypt(chunks: AsyncIterable<Buffer>) {
+      yield Buffer.concat([MAGIC, iv]);
+      for await (const chunk of chunks) {
+        size += chunk.length;
+        if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
+        yield cipher.update(chunk);
+      }
+      yield cipher.final();
+      yield cipher.getAuthTag();
+    }
+    try {
+      await pipeline(source, encrypt, createWriteStream(temp, { flags: 'wx', mode: 0o600, flush: true }));
+      await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+      await rename(temp, target);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+    return size;
+  }
+
+  /** The decrypted object, or null when there is none. */
+  async read(key: string): Promise<StoredBlob | null> {
+    let file;
+    try {
+      file = await open(this.pathOf(key), 'r');
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+    try {
+      const { size: fileSize } = await file.stat();
+      if (fileSize < OVERHEAD) throw new Error(`stored blob ${this.pathOf(key)} is truncated`);
+      const header = Buffer.alloc(HEADER_BYTES);
+      const tag = Buffer.alloc(TAG_BYTES);
+      await file.read(header, 0, HEADER_BYTES, 0);
+      await file.read(tag, 0, TAG_BYTES, fileSize - TAG_BYTES);
+      if (!header.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error(`stored blob ${this.pathOf(key)} has an unknown format`);
+      const decipher = createDecipheriv('aes-256-gcm', this.dataKey, header.subarray(MAGIC.length)).setAAD(Buffer.from(key)).setAuthTag(tag);
+      const size = fileSize - OVERHEAD;
+      // The read stream takes the handle over and closes it; an empty object has no ciphertext to read.
+      const ciphertext =
+        size === 0 ? (await file.close(), Readable.from([])) : createReadStream('', { fd: file, start: HEADER_BYTES, end: fileSize - TAG_BYTES - 1 });
+      const plaintext = verifiedDecryption(decipher);
+      // Read errors fail the output; a reader that stops early (client gone) stops the file read.
+      ciphertext.once('error', (error: Error) => plaintext.destroy(error));
+      plaintext.once('close', () => ciphertext.destroy());
+      return { size, stream: ciphertext.pipe(plaintext) };
+    } catch (error) {
+      await file.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private address(key: string, method: BlobMethod, options: PresignOptions): string {
+    const token = this.signer.sign(key, method, this.now() + options.ttlSeconds * 1000);
+    return `${options.baseUrl.replace(/\/+$/, '')}${BLOB_ROUTE}/${token}`;
+  }
+
+  private pathOf(key: string): string {
+    const name = createHash('sha256').update(key).digest('hex');
+    return path.join(this.dir, name.slice(0, 2), name);
+  }
+}
+
+/**
+ * Decrypts, holding back the latest chunk until the next one (or the tag check) arrives: the last bytes
+ * go out only once the tag has verified, so a reader of an altered file never gets a complete body.
+ */
+function verifiedDecryption(decipher: DecipherGCM): Transform {
+  let held: Buffer = Buffer.alloc(0);
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      const out = held;
+      held = decipher.update(chunk);
+      callback(null, out);
+    },
+    flush(callback) {
+      try {
+        callback(null, Buffer.concat([held, decipher.final()]));
+      } catch {
+        callback(new Error('stored blob failed its integrity check'));
+      }
+    },
+  });
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}

@@ -1,0 +1,52 @@
+// Signed tokens of the local store's addresses (`<baseUrl>/blobs/<token>`): an HMAC-SHA256 over the
+// object key, the one method it allows and its expiry. Nothing is stored server-side, so any gateway
+// holding the master key can honour an address another one issued.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export type BlobMethod = 'PUT' | 'GET';
+
+interface Claims {
+  k: string;
+  m: BlobMethod;
+  /** Expiry, milliseconds since the epoch. */
+  e: number;
+}
+
+/** Keys are `<address>/<fileId>`, well under this; longer tokens are refused before any work. */
+const MAX_TOKEN_LENGTH = 4096;
+
+export class AddressSigner {
+  constructor(private readonly key: Buffer) {}
+
+  sign(objectKey: string, method: BlobMethod, expiresAtMs: number): string {
+    const claims: Claims = { k: objectKey, m: method, e: expiresAtMs };
+    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+    return `${payload}.${this.mac(payload).toString('base64url')}`;
+  }
+
+  /** The object key the token grants `method` on, or null when it is forged, altered, expired or for another method. */
+  verify(token: string, method: BlobMethod, nowMs: number): string | null {
+    if (token.length > MAX_TOKEN_LENGTH) return null;
+    const [payload, signature, extra] = token.split('.');
+    if (!payload || !signature || extra !== undefined) return null;
+    const given = Buffer.from(signature, 'base64url');
+    const expected = this.mac(payload);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    const claims = parseClaims(Buffer.from(payload, 'base64url').toString('utf8'));
+    if (!claims || claims.m !== method || nowMs > claims.e) return null;
+    return claims.k;
+  }
+
+  private mac(payload: string): Buffer {
+    return createHmac('sha256', this.key).update(payload).digest();
+  }
+}
+
+function parseClaims(json: string): Claims | null {
+  try {
+    const value = JSON.parse(json) as Partial<Claims>;
+    return typeof value.k === 'string' && (value.m === 'PUT' || value.m === 'GET') && typeof value.e === 'number' ? (value as Claims) : null;
+  } catch {
+    return null;
+  }
+}

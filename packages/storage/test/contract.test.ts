@@ -1,0 +1,296 @@
+// One contract, two adapters: the local store behind a real listening gateway, and S3 against the real
+// server test/global-setup.ts provides (Swift with s3api unless TEST_S3_ENDPOINT names another).
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http, { type Server } from 'node:http';
+import type { LookupFunction } from 'node:net';
+import path from 'node:path';
+import { loadConfig } from '@pds/config';
+import { CLUSTER, requireEnv, signUp, startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import { BLOB_ROUTE, createBlobStore, objectKey, SSE_HEADER, SSE_VALUE, type BlobStore, type PresignOptions } from '../src';
+
+const SSE = { [SSE_HEADER]: SSE_VALUE };
+const MAX_UPLOAD_BYTES = 1_000_000;
+
+interface Reply {
+  status: number;
+  body: Buffer;
+}
+
+/**
+ * One real HTTP request. Instance addresses (`*.pds.test`) do not resolve, so they are dialled at
+ * 127.0.0.1 while the Host header keeps the address, as a DNS wildcard would.
+ */
+function send(url: string, method: 'PUT' | 'GET', headers: Record<string, string> = {}, body?: Buffer | Buffer[]): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const lookup: LookupFunction = (_host, options, callback) =>
+      options.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4);
+    const req = http.request(url, { method, headers, ...(new URL(url).hostname.endsWith(`.${CLUSTER}`) ? { lookup } : {}) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    // An array is sent chunked (no Content-Length), as a client streaming a body of unknown size would.
+    for (const chunk of Array.isArray(body) ? body : body ? [body] : []) req.write(chunk);
+    req.end();
+  });
+}
+
+interface Subject {
+  store: BlobStore;
+  address: string;
+  presign: PresignOptions;
+  /** Status the store answers a PUT without the SSE header. */
+  missingSseStatus: number;
+  /** Alters the signature of an address, keeping its shape. */
+  tamper(url: string): string;
+  /** The same address and signature, naming another object key. */
+  retarget(url: string, from: string, to: string): string;
+  close(): Promise<void>;
+}
+
+function flipLast(text: string): string {
+  return text.slice(0, -1) + (text.endsWith('a') ? 'b' : 'a');
+}
+
+async function localSubject(): Promise<Subject & { gw: TestGateway; alice: SignedUp; server: Server }> {
+  const gw = await startTestGateway({ STORAGE: 'local', MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES) });
+  const alice = await signUp(gw.app, 'alice');
+  const server = await new Promise<Server>((resolve) => {
+    const s = gw.app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as { port: number };
+  return {
+    gw,
+    alice,
+    server,
+    store: gw.blobStore,
+    address: alice.address,
+    presign: { ttlSeconds: 300, baseUrl: `http://${alice.address}:${port}` },
+    missingSseStatus: 400,
+    tamper: flipLast,
+    retarget: (url, from, to) => {
+      const [base, token] = url.split(`${BLOB_ROUTE}/`) as [string, string];
+      const [payload, signature] = token.split('.') as [string, string];
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as { k: string };
+      expect(claims.k).toBe(from);
+      const forged = Buffer.from(JSON.stringify({ ...claims, k: to })).toString('base64url');
+      return `${base}${BLOB_ROUTE}/${forged}.${signature}`;
+    },
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      await gw.close();
+    },
+  };
+}
+
+async function s3Subject(): Promise<Subject> {
+  const config = loadConfig({
+    STORAGE: 's3',
+    S3_ENDPOINT: requireEnv('TEST_S3_ENDPOINT'),
+    S3_ACCESS_KEY: requireEnv('TEST_S3_ACCESS_KEY'),
+    S3_SECRET_KEY: requireEnv('TEST_S3_SECRET_KEY'),
+    S3_REGION: requireEnv('TEST_S3_REGION'),
+    S3_BUCKET: 'pds-storage-contract',
+  });
+  return {
+    store: await createBlobStore(config),
+    address: `alice.${CLUSTER}`,
+    presign: { ttlSeconds: 300, baseUrl: `http://alice.${CLUSTER}` },
+    // The SSE header is signed: without it the signature does not match.
+    missingSseStatus: 403,
+    tamper: (url) => url.replace(/(X-Amz-Signature=[0-9a-f]*)[0-9a-f]/, (_, head: string) => `${head}${url.endsWith('0') ? '1' : '0'}`),
+    retarget: (url, from, to) => url.replace(encodeURI(from), encodeURI(to)),
+    close: async () => undefined,
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each([
+  ['local', localSubject],
+  ['s3', s3Subject],
+] as const)('BlobStore contract: %s', (_name, start) => {
+  let s: Subject;
+  const newKey = () => objectKey(s.address, `f${randomBytes(6).toString('hex')}.bin`);
+
+  beforeAll(async () => {
+    s = await start();
+  });
+  afterAll(() => s?.close());
+
+  it('stores the bytes PUT to a signed address and serves them back byte for byte', async () => {
+    const key = newKey();
+    const bytes = randomBytes(300_001);
+    const put = await send(await s.store.presignPut(key, s.presign), 'PUT', { ...SSE, 'Content-Type': 'image/png' }, bytes);
+    expect(put.status).toBe(200);
+    expect(await s.store.stat(key)).toBe(bytes.length);
+    const got = await send(await s.store.presignGet(key, s.presign), 'GET');
+    expect(got.status).toBe(200);
+    expect(got.body.equals(bytes)).toBe(true);
+  });
+
+  it('stores an empty object', async () => {
+    const key = newKey();
+    expect((await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, Buffer.alloc(0))).status).toBe(200);
+    expect(await s.store.stat(key)).toBe(0);
+    const got = await send(await s.store.presignGet(key, s.presign), 'GET');
+    expect(got.status).toBe(200);
+    expect(got.body.length).toBe(0);
+  });
+
+  it('refuses a PUT without the server-side encryption header and stores nothing', async () => {
+    const key = newKey();
+    const put = await send(await s.store.presignPut(key, s.presign), 'PUT', {}, randomBytes(100));
+    expect(put.status).toBe(s.missingSseStatus);
+    expect(await s.store.stat(key)).toBeNull();
+  });
+
+  it('refuses a PUT naming another encryption', async () => {
+    const key = newKey();
+    const put = await send(await s.store.presignPut(key, s.presign), 'PUT', { [SSE_HEADER]: 'aws:kms' }, randomBytes(100));
+    // Swift answers 501 NotImplemented for SSE-KMS before it checks the signature.
+    expect([400, 403, 501]).toContain(put.status);
+    expect(await s.store.stat(key)).toBeNull();
+  });
+
+  it('answers 403 to tampered addresses', async () => {
+    const key = newKey();
+    const put = await send(s.tamper(await s.store.presignPut(key, s.presign)), 'PUT', SSE, randomBytes(100));
+    expect(put.status).toBe(403);
+    expect(await s.store.stat(key)).toBeNull();
+
+    await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, randomBytes(100));
+    expect((await send(s.tamper(await s.store.presignGet(key, s.presign)), 'GET')).status).toBe(403);
+  });
+
+  it('answers 403 to an address used for another object', async () => {
+    const key = newKey();
+    const other = newKey();
+    const url = await s.store.presignPut(key, s.presign);
+    const forOther = s.retarget(url, key, other);
+    expect(forOther).not.toBe(url);
+    expect((await send(forOther, 'PUT', SSE, randomBytes(10))).status).toBe(403);
+    expect(await s.store.stat(other)).toBeNull();
+  });
+
+  it('answers 403 to expired addresses', async () => {
+    const key = newKey();
+    const ttl = { ...s.presign, ttlSeconds: 1 };
+    const putUrl = await s.store.presignPut(key, ttl);
+    expect((await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, randomBytes(10))).status).toBe(200);
+    const getUrl = await s.store.presignGet(key, ttl);
+    // S3 counts expiry in whole seconds from X-Amz-Date.
+    await sleep(2500);
+    expect((await send(putUrl, 'PUT', SSE, randomBytes(10))).status).toBe(403);
+    expect((await send(getUrl, 'GET')).status).toBe(403);
+    expect(await s.store.stat(key)).toBe(10);
+  });
+
+  it('removes objects; stat then gives null, and removing a missing object is fine', async () => {
+    const key = newKey();
+    await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, randomBytes(10));
+    expect(await s.store.stat(key)).toBe(10);
+    await s.store.remove(key);
+    expect(await s.store.stat(key)).toBeNull();
+    await expect(s.store.remove(key)).resolves.toBeUndefined();
+    await expect(s.store.remove(newKey())).resolves.toBeUndefined();
+  });
+});
+
+describe('local store behind the gateway', () => {
+  let s: Awaited<ReturnType<typeof localSubject>>;
+  const newKey = () => objectKey(s.alice.address, `f${randomBytes(6).toString('hex')}.txt`);
+
+  beforeAll(async () => {
+    s = await localSubject();
+  });
+  afterAll(() => s?.close());
+
+  function storedFiles(dir: string): string[] {
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.join(entry.parentPath, entry.name));
+  }
+
+  it('keeps the bytes encrypted on disk', async () => {
+    const key = newKey();
+    const plaintext = Buffer.from('a recognisable secret sentence. '.repeat(200));
+    expect((await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, plaintext)).status).toBe(200);
+    const files = storedFiles(path.join(s.gw.config.DATA_DIR, 'blobs'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const content = readFileSync(file);
+      expect(content.includes('recognisable secret')).toBe(false);
+      expect(content.includes(key)).toBe(false);
+    }
+    expect(path.basename(files[0] as string)).not.toContain(s.alice.username);
+  });
+
+  it('answers 413 to uploads over MAX_UPLOAD_BYTES, declared or streamed, and stores nothing', async () => {
+    const declared = newKey();
+    expect((await send(await s.store.presignPut(declared, s.presign), 'PUT', SSE, randomBytes(MAX_UPLOAD_BYTES + 1))).status).toBe(413);
+    expect(await s.store.stat(declared)).toBeNull();
+
+    const streamed = newKey();
+    const chunks = Array.from({ length: 5 }, () => randomBytes(MAX_UPLOAD_BYTES / 4));
+    const reply = await send(await s.store.presignPut(streamed, s.presign), 'PUT', SSE, chunks).catch((error: NodeJS.ErrnoException) => error);
+    // The gateway closes the connection after its 413; the client may notice that first.
+    if ('status' in reply) expect(reply.status).toBe(413);
+    else expect(['ECONNRESET', 'EPIPE']).toContain(reply.code);
+    expect(await s.store.stat(streamed)).toBeNull();
+    expect(storedFiles(path.join(s.gw.config.DATA_DIR, 'blobs', 'tmp'))).toEqual([]);
+  });
+
+  it('accepts an upload of exactly MAX_UPLOAD_BYTES', async () => {
+    const key = newKey();
+    expect((await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, randomBytes(MAX_UPLOAD_BYTES))).status).toBe(200);
+    expect(await s.store.stat(key)).toBe(MAX_UPLOAD_BYTES);
+  });
+
+  // KNOWN GAP: createBaseApp (packages/http) parses every application/json body before any route, so a
+  // JSON upload reaches the blob route drained and is refused (500) rather than stored wrong. Fix there
+  // (skip the JSON parser for BLOB_ROUTE), then drop `.failing`.
+  it.failing('stores JSON bodies as bytes, untouched by the JSON parser', async () => {
+    const key = newKey();
+    const json = Buffer.from('{ "kept": "exactly as sent" }\n');
+    expect((await send(await s.store.presignPut(key, s.presign), 'PUT', { ...SSE, 'Content-Type': 'application/json' }, json)).status).toBe(200);
+    expect((await send(await s.store.presignGet(key, s.presign), 'GET')).body.equals(json)).toBe(true);
+  });
+
+  it('honours an address only on the instance that owns the key', async () => {
+    const bob = await signUp(s.gw.app, 'bob');
+    const key = newKey();
+    const onBob = (await s.store.presignPut(key, s.presign)).replace(s.alice.address, bob.address);
+    expect((await send(onBob, 'PUT', SSE, randomBytes(10))).status).toBe(403);
+    expect(await s.store.stat(key)).toBeNull();
+  });
+
+  it('honours an address only for its method', async () => {
+    const key = newKey();
+    const putUrl = await s.store.presignPut(key, s.presign);
+    expect((await send(putUrl, 'PUT', SSE, randomBytes(10))).status).toBe(200);
+    expect((await send(putUrl, 'GET')).status).toBe(403);
+    expect((await send(await s.store.presignGet(key, s.presign), 'PUT', SSE, randomBytes(10))).status).toBe(403);
+  });
+
+  it('answers 404 for a signed GET of an object that is not there', async () => {
+    expect((await send(await s.store.presignGet(newKey(), s.presign), 'GET')).status).toBe(404);
+  });
+
+  it('never serves a complete body from a file altered on disk', async () => {
+    const blobs = path.join(s.gw.config.DATA_DIR, 'blobs');
+    const before = new Set(storedFiles(blobs));
+    const key = newKey();
+    await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, randomBytes(1000));
+    const [file] = storedFiles(blobs).filter((f) => !before.has(f));
+    const content = readFileSync(file as string);
+    content[40]! ^= 1;
+    writeFileSync(file as string, content);
+    const reply = await send(await s.store.presignGet(key, s.presign), 'GET').catch((error: NodeJS.ErrnoException) => error);
+    // The status is out before the tag is checked at the end: the altered file shows as a cut response.
+    expect('body' in reply ? reply.body.length : 'cut').not.toBe(1000);
+  });
+});
