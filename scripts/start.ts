@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type Config } from '@pds/config';
 import { startDex } from '@pds/dex';
-import { startGateway } from '@pds/gateway';
+import { startGateway, type RunningGateway } from '@pds/gateway';
 import { startWorker } from '@pds/worker';
 import { ensureDatabase, ensurePostgres, redact, withDatabase } from './lib/postgres';
 import { migrate } from './lib/prisma';
@@ -14,12 +14,31 @@ import { ensureRedis } from './lib/redis';
 
 type Closer = () => Promise<void>;
 
-/** The master key from the environment, else the one kept in DATA_DIR (created on first start). */
-function masterKey(dataDir: string): string {
-  if (process.env.MASTER_KEY) return process.env.MASTER_KEY;
-  const file = path.join(dataDir, 'master.key');
-  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600 });
+/** A secret from the environment, else the one kept in DATA_DIR (created on first start, readable by its owner only). */
+function secret(dataDir: string, variable: string, fileName: string, create: () => string): string {
+  const given = process.env[variable];
+  if (given) return given;
+  const file = path.join(dataDir, fileName);
+  if (!existsSync(file)) writeFileSync(file, create() + '\n', { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();
+}
+
+/**
+ * The dex administrator's instance (`admin.<cluster>` by default). `admin` is reserved for public
+ * sign-up, so the operator's own start-up creates it, with ADMIN_PASSWORD or a generated password
+ * kept in DATA_DIR/admin-password.
+ */
+async function provisionAdmin(gateway: RunningGateway, config: Config, dataDir: string): Promise<string | undefined> {
+  const address = `admin.${config.CLUSTER_DOMAIN}`;
+  if (!config.DEX_ADMINS.includes(address)) return undefined;
+  const pass = secret(dataDir, 'ADMIN_PASSWORD', 'admin-password', () => randomBytes(18).toString('base64url'));
+  const { created } = await gateway.gateway.provision({
+    username: 'admin',
+    fullName: 'Cluster administrator',
+    email: `admin@${config.CLUSTER_DOMAIN}`,
+    pass,
+  });
+  return created ? `${address} created; password in ${path.join(dataDir, 'admin-password')}` : `${address}`;
 }
 
 async function main(): Promise<void> {
@@ -63,7 +82,7 @@ async function main(): Promise<void> {
       DATABASE_URL: databaseUrl,
       DEX_DATABASE_URL: dexDatabaseUrl,
       REDIS_URL: redis.url,
-      MASTER_KEY: masterKey(dataDir),
+      MASTER_KEY: secret(dataDir, 'MASTER_KEY', 'master.key', () => randomBytes(32).toString('hex')),
     });
 
     const gateway = await startGateway(config);
@@ -72,12 +91,14 @@ async function main(): Promise<void> {
     closers.push(() => dex.close());
     const worker = await startWorker(config);
     closers.push(() => worker.close());
+    const admin = await provisionAdmin(gateway, config, dataDir);
 
     const base = `http://${clusterDomain}:${port}`;
     console.log(`
 PDS cluster running (Ctrl-C stops it)
   gateway   ${gateway.url}   instances at http://<name>.${clusterDomain}:${port}
   dex       ${dex.url}   certified cluster: ${config.DEX_CLUSTERS.join(', ')}; admins: ${config.DEX_ADMINS.join(', ')}
+  admin     ${admin ?? '(not under this cluster)'}
   postgres  ${postgres.origin} ${redact(withDatabase(postgres.adminUrl, ''))}
   redis     ${redis.origin} ${redis.url}
   data      ${dataDir} (files: ${config.STORAGE})

