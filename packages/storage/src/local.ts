@@ -1,12 +1,13 @@
 // The embedded default store: bytes on the local disk, encrypted at rest, reached through addresses that
 // the gateway itself serves (`<baseUrl>/blobs/<token>`, see apps/gateway/src/blobs/routes.ts).
 //
-// File format: magic (4) | IV (12) | AES-256-GCM ciphertext | tag (16). The object key is the GCM
-// additional data, so a file copied under another key fails to decrypt. File names are the SHA-256 of
+// File format: magic (4) | IV (12) | type length (1) | content type | AES-256-GCM ciphertext | tag (16).
+// The content type is kept so GETs answer with it, as S3 does. The object key and the type are the GCM
+// additional data, so a file copied under another key, or with another type, fails to decrypt. File names are the SHA-256 of
 // the key: no key can name a path outside the store, whatever characters it holds.
 import { createCipheriv, createDecipheriv, createHash, randomBytes, type DecipherGCM } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -17,8 +18,10 @@ import { AddressSigner, type BlobMethod } from './signed-address';
 const MAGIC = Buffer.from('PDB1');
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-const HEADER_BYTES = MAGIC.length + IV_BYTES;
-const OVERHEAD = HEADER_BYTES + TAG_BYTES;
+const FIXED_HEADER_BYTES = MAGIC.length + IV_BYTES + 1;
+const DEFAULT_TYPE = 'application/octet-stream';
+/** A media type with optional parameters, printable ASCII only (it is sent back as a header). */
+const CONTENT_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;[\x20-\x7e]*)?$/;
 export const BLOB_ROUTE = '/blobs';
 
 export interface LocalBlobStoreOptions {
@@ -38,6 +41,7 @@ export class BlobTooLargeError extends Error {
 
 export interface StoredBlob {
   size: number;
+  contentType: string;
   /** The decrypted bytes; errors if the file was altered on disk. */
   stream: Readable;
 }
@@ -78,11 +82,13 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async stat(key: string): Promise<number | null> {
+    const file = await this.open(key);
+    if (!file) return null;
     try {
-      return (await stat(this.pathOf(key))).size - OVERHEAD;
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
+      const { fileSize, header } = await readHeader(file, key);
+      return fileSize - header.bytes - TAG_BYTES;
+    } finally {
+      await file.close();
     }
   }
 
@@ -94,15 +100,16 @@ export class LocalBlobStore implements BlobStore {
    * Encrypts `source` into the store under `key`, streaming, and returns the plaintext size. The object
    * appears whole or not at all: bytes go to a temp file that is renamed over the key's file at the end.
    */
-  async write(key: string, source: AsyncIterable<Buffer>): Promise<number> {
+  async write(key: string, source: AsyncIterable<Buffer>, contentType = DEFAULT_TYPE): Promise<number> {
     const target = this.pathOf(key);
     const temp = path.join(this.tmpDir, randomBytes(16).toString('hex'));
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.dataKey, iv).setAAD(Buffer.from(key));
+    const type = Buffer.from(contentType.length <= 255 && CONTENT_TYPE.test(contentType) ? contentType : DEFAULT_TYPE);
+    const cipher = createCipheriv('aes-256-gcm', this.dataKey, iv).setAAD(additionalData(key, type));
     const maxBytes = this.maxBytes;
     let size = 0;
     async function* encrypt(chunks: AsyncIterable<Buffer>) {
-      yield Buffer.concat([MAGIC, iv]);
+      yield Buffer.concat([MAGIC, iv, Buffer.from([type.length]), type]);
       for await (const chunk of chunks) {
         size += chunk.length;
         if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
@@ -124,33 +131,35 @@ export class LocalBlobStore implements BlobStore {
 
   /** The decrypted object, or null when there is none. */
   async read(key: string): Promise<StoredBlob | null> {
-    let file;
+    const file = await this.open(key);
+    if (!file) return null;
     try {
-      file = await open(this.pathOf(key), 'r');
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
-    try {
-      const { size: fileSize } = await file.stat();
-      if (fileSize < OVERHEAD) throw new Error(`stored blob ${this.pathOf(key)} is truncated`);
-      const header = Buffer.alloc(HEADER_BYTES);
+      const { fileSize, header } = await readHeader(file, key);
       const tag = Buffer.alloc(TAG_BYTES);
-      await file.read(header, 0, HEADER_BYTES, 0);
       await file.read(tag, 0, TAG_BYTES, fileSize - TAG_BYTES);
-      if (!header.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error(`stored blob ${this.pathOf(key)} has an unknown format`);
-      const decipher = createDecipheriv('aes-256-gcm', this.dataKey, header.subarray(MAGIC.length)).setAAD(Buffer.from(key)).setAuthTag(tag);
-      const size = fileSize - OVERHEAD;
+      const decipher = createDecipheriv('aes-256-gcm', this.dataKey, header.iv)
+        .setAAD(additionalData(key, Buffer.from(header.contentType)))
+        .setAuthTag(tag);
+      const size = fileSize - header.bytes - TAG_BYTES;
       // The read stream takes the handle over and closes it; an empty object has no ciphertext to read.
       const ciphertext =
-        size === 0 ? (await file.close(), Readable.from([])) : createReadStream('', { fd: file, start: HEADER_BYTES, end: fileSize - TAG_BYTES - 1 });
+        size === 0 ? (await file.close(), Readable.from([])) : createReadStream('', { fd: file, start: header.bytes, end: fileSize - TAG_BYTES - 1 });
       const plaintext = verifiedDecryption(decipher);
       // Read errors fail the output; a reader that stops early (client gone) stops the file read.
       ciphertext.once('error', (error: Error) => plaintext.destroy(error));
       plaintext.once('close', () => ciphertext.destroy());
-      return { size, stream: ciphertext.pipe(plaintext) };
+      return { size, contentType: header.contentType, stream: ciphertext.pipe(plaintext) };
     } catch (error) {
       await file.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async open(key: string): Promise<FileHandle | null> {
+    try {
+      return await open(this.pathOf(key), 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
   }
@@ -188,6 +197,28 @@ function verifiedDecryption(decipher: DecipherGCM): Transform {
   });
 }
 
-function isMissing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+function additionalData(key: string, contentType: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(key), Buffer.from([0]), contentType]);
+}
+
+interface Header {
+  iv: Buffer;
+  contentType: string;
+  /** Bytes before the ciphertext. */
+  bytes: number;
+}
+
+async function readHeader(file: FileHandle, key: string): Promise<{ fileSize: number; header: Header }> {
+  const { size: fileSize } = await file.stat();
+  const fixed = Buffer.alloc(FIXED_HEADER_BYTES);
+  const { bytesRead } = await file.read(fixed, 0, FIXED_HEADER_BYTES, 0);
+  if (bytesRead < FIXED_HEADER_BYTES || !fixed.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw new Error(`stored blob of ${key} has an unknown format`);
+  }
+  const typeLength = fixed[FIXED_HEADER_BYTES - 1] as number;
+  const bytes = FIXED_HEADER_BYTES + typeLength;
+  if (fileSize < bytes + TAG_BYTES) throw new Error(`stored blob of ${key} is truncated`);
+  const type = Buffer.alloc(typeLength);
+  await file.read(type, 0, typeLength, FIXED_HEADER_BYTES);
+  return { fileSize, header: { iv: fixed.subarray(MAGIC.length, MAGIC.length + IV_BYTES), contentType: type.toString('latin1'), bytes } };
 }

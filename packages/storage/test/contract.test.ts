@@ -14,6 +14,7 @@ const MAX_UPLOAD_BYTES = 1_000_000;
 
 interface Reply {
   status: number;
+  headers: http.IncomingHttpHeaders;
   body: Buffer;
 }
 
@@ -28,7 +29,7 @@ function send(url: string, method: 'PUT' | 'GET', headers: Record<string, string
     const req = http.request(url, { method, headers, ...(new URL(url).hostname.endsWith(`.${CLUSTER}`) ? { lookup } : {}) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -276,6 +277,17 @@ describe('local store behind the gateway', () => {
     expect((await send(await s.store.presignGet(key, s.presign), 'PUT', SSE, randomBytes(10))).status).toBe(403);
   });
 
+  it('answers GETs with the content type of the upload, sandboxed', async () => {
+    const key = newKey();
+    const page = Buffer.from('<script>alert(1)</script>');
+    await send(await s.store.presignPut(key, s.presign), 'PUT', { ...SSE, 'Content-Type': 'text/html; charset=utf-8' }, page);
+    const got = await send(await s.store.presignGet(key, s.presign), 'GET');
+    expect(got.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(got.headers['content-length']).toBe(String(page.length));
+    expect(got.headers['content-security-policy']).toBe("default-src 'none'; sandbox");
+    expect(got.body.equals(page)).toBe(true);
+  });
+
   it('answers 404 for a signed GET of an object that is not there', async () => {
     expect((await send(await s.store.presignGet(newKey(), s.presign), 'GET')).status).toBe(404);
   });
@@ -287,7 +299,8 @@ describe('local store behind the gateway', () => {
     await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, randomBytes(1000));
     const [file] = storedFiles(blobs).filter((f) => !before.has(f));
     const content = readFileSync(file as string);
-    content[40]! ^= 1;
+    // A byte of the ciphertext (the tag is the last 16).
+    content[content.length - 20]! ^= 1;
     writeFileSync(file as string, content);
     const reply = await send(await s.store.presignGet(key, s.presign), 'GET').catch((error: NodeJS.ErrnoException) => error);
     // The status is out before the tag is checked at the end: the altered file shows as a cut response.

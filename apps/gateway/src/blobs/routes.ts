@@ -35,7 +35,7 @@ export function blobRoutes(store: LocalBlobStore): Router {
     if (req.body !== undefined) throw new Error('the upload body was consumed by a body parser before the blob route');
     try {
       // Not destroying the request on a refusal lets the 413 reach the client.
-      await store.write(key, req.iterator({ destroyOnReturn: false }));
+      await store.write(key, req.iterator({ destroyOnReturn: false }), req.get('content-type'));
     } catch (error) {
       if (error instanceof BlobTooLargeError) throw tooLarge(store.maxBytes);
       throw error;
@@ -47,7 +47,9 @@ export function blobRoutes(store: LocalBlobStore): Router {
   router.get(`${BLOB_ROUTE}/:token`, async (req, res) => {
     const blob = await store.read(grantedKey(store, req, 'GET'));
     if (!blob) throw ApiError.notFound('There is no content at this address');
-    res.setHeader('Content-Type', 'application/octet-stream');
+    res.setHeader('Content-Type', blob.contentType);
+    // Served from the instance's own origin: an uploaded page must not run scripts there.
+    res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
     res.setHeader('Content-Length', String(blob.size));
     if (req.method === 'HEAD') {
       blob.stream.destroy();
