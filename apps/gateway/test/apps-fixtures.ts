@@ -4,7 +4,7 @@ import request from 'supertest';
 import type { AppRecordInput } from '@pds/app-record';
 import { DEX_ISSUER, generateRsaKeyPair, issueServiceToken, signingKeys, type SigningKeys } from '@pds/tokens';
 import type { SignedUp, TestGateway } from '../../../test/support/gateway';
-import { APP_PUSH_SCOPE } from '../src/apps/dex-routes';
+import { APP_PUSH_SCOPE } from '@pds/tokens';
 
 export async function dexKeyPair(): Promise<SigningKeys> {
   const pem = await generateRsaKeyPair();

@@ -5,6 +5,8 @@ import jwt from 'jsonwebtoken';
 import type { SigningKeys } from './keys';
 
 export const DEX_ISSUER = 'dex';
+/** Scope of the tokens dex's worker signs to deliver certified app records to one instance. */
+export const APP_PUSH_SCOPE = 'app-push';
 
 export interface ServiceTokenClaims {
   iss: string;

@@ -3,13 +3,12 @@ import { z } from 'zod';
 import { parseAppRecord } from '@pds/app-record';
 import type { ApplicationRepository } from '@pds/db';
 import { ApiError, parseInput } from '@pds/http';
-import { DEX_ISSUER, verifyServiceToken } from '@pds/tokens';
+import { APP_PUSH_SCOPE, DEX_ISSUER, verifyServiceToken } from '@pds/tokens';
 import { epochSeconds, type Clock } from '../clock';
 import { tenantOf } from '../context';
 import { tokenKeyId, type DexKeySource } from './dex-keys';
 
 /** The scope dex puts in the service tokens of app pushes. */
-export const APP_PUSH_SCOPE = 'app-push';
 
 const pushSchema = z.object({
   version: z.number().int().min(0).max(2_147_483_647),

@@ -3,13 +3,12 @@
 import type { Job } from 'bullmq';
 import type { AppRecordRepository } from '@pds/db';
 import type { JobPayloads } from '@pds/queue';
-import { DEX_ISSUER, issueServiceToken, type SigningKeys } from '@pds/tokens';
+import { APP_PUSH_SCOPE, DEX_ISSUER, issueServiceToken, type SigningKeys } from '@pds/tokens';
 import { instanceRequest } from '../http';
 import { errorMessage, isLastAttempt } from './retry';
 
 type Payload = JobPayloads['app-push'];
 
-export const APP_PUSH_SCOPE = 'app-push';
 
 export interface AppPushDeps {
   gateways: Record<string, string>;
