@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { instanceUrl, type Config } from '@pds/config';
 import { FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
 import { createBaseApp, finishApp, type Logger } from '@pds/http';
-import { LocalBlobStore, type BlobStore } from '@pds/storage';
+import { BLOB_ROUTE, LocalBlobStore, type BlobStore } from '@pds/storage';
 import { VerifiedTokenCache } from '@pds/tokens';
 import { LoginLimiter } from './auth/login-limit';
 import { authenticate } from './auth/middleware';
@@ -66,7 +66,7 @@ export function createApp(deps: GatewayDeps): Gateway {
 
   const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock);
 
-  const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY });
+  const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE] });
   // Before tenancy: sign-up creates the instance its Host names.
   app.use(signupRoutes(signup, registry, auth));
 

@@ -9,7 +9,14 @@ export const JSON_BODY_LIMIT = '1mb';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** An express app with the parts every service shares: security headers, request ids, logs, JSON bodies. */
-export function createBaseApp(logger: Logger, options: { trustProxy?: boolean } = {}): Express {
+export function createBaseApp(
+  logger: Logger,
+  options: {
+    trustProxy?: boolean;
+    /** Paths whose bodies are streamed by their route as raw bytes (e.g. blob uploads), never parsed as JSON. */
+    rawBodyPrefixes?: string[];
+  } = {},
+): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy ?? false);
@@ -31,7 +38,9 @@ export function createBaseApp(logger: Logger, options: { trustProxy?: boolean } 
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
     }),
   );
-  app.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  const json = express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  const raw = options.rawBodyPrefixes ?? [];
+  app.use((req, res, next) => (raw.some((prefix) => req.path.startsWith(`${prefix}/`)) ? next() : json(req, res, next)));
   return app;
 }
 
