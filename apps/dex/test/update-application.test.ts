@@ -3,6 +3,7 @@ import request from 'supertest';
 import { DEX_ISSUER, verifyServiceToken } from '@pds/tokens';
 import { ADMIN, eventually, PEER_CLUSTER, startTestCluster, type TestCluster } from '../../../test/support/dex';
 import { signUp, type SignedUp } from '../../../test/support/gateway';
+import { tamperAt } from '../../../test/support/tamper';
 
 let c: TestCluster;
 let admin: SignedUp;
@@ -41,7 +42,7 @@ const update = (query: Record<string, string>, body: unknown, token?: string) =>
 
 describe('POST /api/users/update-application', () => {
   it('answers 401 without a token, with a malformed one, or with one of an unknown instance', async () => {
-    for (const token of [undefined, 'not-a-jwt', c.fakes.ownerToken(peers[0] as string).replace(/.$/, 'A')]) {
+    for (const token of [undefined, 'not-a-jwt', tamperAt(c.fakes.ownerToken(peers[0] as string))]) {
       const res = await update({ hatFilter: '*', cluster: PEER_CLUSTER }, record(), token);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: 'Not Authenticated', message: 'Not Authenticated' });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { loadConfig } from '@pds/config';
 import { CLUSTER, requireEnv, signUp, startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
 import { BLOB_ROUTE, createBlobStore, objectKey, SSE_HEADER, SSE_VALUE, type BlobStore, type PresignOptions } from '../src';
+import { tamperAt } from '../../../test/support/tamper';
 
 const SSE = { [SSE_HEADER]: SSE_VALUE };
 const MAX_UPLOAD_BYTES = 1_000_000;
@@ -52,10 +53,6 @@ interface Subject {
   close(): Promise<void>;
 }
 
-function flipLast(text: string): string {
-  return text.slice(0, -1) + (text.endsWith('a') ? 'b' : 'a');
-}
-
 async function localSubject(): Promise<Subject & { gw: TestGateway; alice: SignedUp; server: Server }> {
   const gw = await startTestGateway({ STORAGE: 'local', MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES) });
   const alice = await signUp(gw.app, 'alice');
@@ -71,7 +68,7 @@ async function localSubject(): Promise<Subject & { gw: TestGateway; alice: Signe
     address: alice.address,
     presign: { ttlSeconds: 300, baseUrl: `http://${alice.address}:${port}` },
     missingSseStatus: 400,
-    tamper: flipLast,
+    tamper: (url) => tamperAt(url),
     retarget: (url, from, to) => {
       const [base, token] = url.split(`${BLOB_ROUTE}/`) as [string, string];
       const [payload, signature] = token.split('.') as [string, string];

@@ -36,7 +36,10 @@ describe('sealed private keys', () => {
   it('detects tampering', async () => {
     const master = randomBytes(32);
     const sealed = sealPrivateKey('secret', master);
-    const flipped = sealed.slice(0, -2) + (sealed.endsWith('A') ? 'B' : 'A') + sealed.slice(-1);
+    const parts = sealed.split('.');
+    const ciphertext = Buffer.from(parts[3] as string, 'base64url');
+    ciphertext[0] = (ciphertext[0] as number) ^ 1;
+    const flipped = [...parts.slice(0, 3), ciphertext.toString('base64url')].join('.');
     expect(() => openPrivateKey(flipped, master)).toThrow();
   });
 });
