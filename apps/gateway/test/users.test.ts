@@ -106,4 +106,29 @@ describe('owner-managed users', () => {
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toEqual({ error: 'Not Authenticated', message: 'Not Authenticated' });
   });
+
+  it("takes a deleted user's grants and file permissions with it", async () => {
+    const ivan = await addUser(gw.app, alice, 'ivan');
+    const instanceId = (await gw.db.user.findUniqueOrThrow({ where: { id: alice.userId } })).instanceId;
+    await gw.db.dataGrant.create({ data: { instanceId, userId: ivan.userId, namespace: 'notes', access: 'read' } });
+    await gw.db.file.create({
+      data: {
+        instanceId, fileId: 'ivanfile', name: 'f', source: 's', uploaderId: alice.userId,
+        dateCreated: new Date(), lastUpdated: new Date(),
+        permissions: { create: { userId: ivan.userId, contentReadable: true } },
+      },
+    });
+    expect((await as(alice).delete(`/users/user/${ivan.userId}`)).status).toBe(200);
+    expect(await gw.db.dataGrant.count({ where: { userId: ivan.userId } })).toBe(0);
+    expect(await gw.db.filePermission.count({ where: { userId: ivan.userId } })).toBe(0);
+    expect(await gw.db.file.count({ where: { fileId: 'ivanfile' } })).toBe(1);
+  });
+
+  it("refuses, in the database itself, a grant naming another instance's user", async () => {
+    const instanceId = (await gw.db.user.findUniqueOrThrow({ where: { id: alice.userId } })).instanceId;
+    await expect(gw.db.dataGrant.create({ data: { instanceId, userId: bob.userId, namespace: 'notes', access: 'read' } })).rejects.toMatchObject({
+      code: 'P2003',
+    });
+  });
 });
+
