@@ -1,3 +1,4 @@
+import { Worker } from 'bullmq';
 import request from 'supertest';
 import { addressOf, CLUSTER, startTestGateway, STRONG_PASSWORD, type TestGateway } from '../../../test/support/gateway';
 
@@ -29,6 +30,26 @@ describe('POST /api/signup', () => {
 
     const job = await gw.dexRegistration.queue.getJob('register-alice.pds.test');
     expect(job?.data).toEqual({ address: 'alice.pds.test' });
+  });
+
+  it('queues a new registration even when an earlier one for the address has finished', async () => {
+    // A retained finished job with the same id would otherwise swallow the new one (a re-created
+    // instance, or a fresh database sharing Redis with an older cluster).
+    const worker = new Worker('dex-registration', async () => undefined, { connection: gw.redis.duplicate({ maxRetriesPerRequest: null }), prefix: gw.redisPrefix });
+    try {
+      await request(gw.app).post('/api/signup').set('Host', CLUSTER).send(valid('hank')).expect(201);
+      const first = await gw.dexRegistration.queue.getJob('register-hank.pds.test');
+      for (let i = 0; i < 100 && !(await first?.isCompleted()); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await first?.isCompleted()).toBe(true);
+      await worker.pause();
+      await gw.db.instance.delete({ where: { address: 'hank.pds.test' } });
+
+      await request(gw.app).post('/api/signup').set('Host', CLUSTER).send(valid('hank')).expect(201);
+      const again = await gw.dexRegistration.queue.getJob('register-hank.pds.test');
+      expect(await again?.getState()).toBe('waiting');
+    } finally {
+      await worker.close();
+    }
   });
 
   it('accepts a sign-up sent to the would-be instance address', async () => {

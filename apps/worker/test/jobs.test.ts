@@ -50,7 +50,7 @@ describe('worker', () => {
     // An instance row under a domain dex does not certify: dex answers 400, which asking again will not change.
     const address = 'stray.uncertified.test';
     await c.gw.db.instance.create({ data: { address, publicKeyPem: '-', privateKeyEnc: '-', keyId: '-' } });
-    await c.gw.dexRegistration.add({ address }, jobIds.registration(address));
+    await c.gw.dexRegistration.enqueue({ address }, jobIds.registration(address));
     await eventually(async () => (await dexState(address)) === 'failed');
     const job = await c.gw.dexRegistration.queue.getJob(jobIds.registration(address));
     expect(job?.attemptsMade).toBe(1);

@@ -45,9 +45,9 @@ export class Producer<N extends QueueName> {
     this.queue = new Queue(name, { connection: options.connection, prefix: options.prefix ?? 'pds', defaultJobOptions: DEFAULT_JOB_OPTIONS });
   }
 
-  /** A job id makes enqueueing idempotent: the same id is not queued twice while it exists (no ":" in ids). */
-  async add(payload: JobPayloads[N], jobId?: string): Promise<void> {
-    await this.queue.add(this.name, payload, jobId ? { jobId } : {});
+  /** Queues a job that needs no de-duplication. For one job per subject use `enqueue`. */
+  async add(payload: JobPayloads[N]): Promise<void> {
+    await this.queue.add(this.name, payload);
   }
 
   /**

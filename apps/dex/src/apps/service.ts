@@ -38,7 +38,7 @@ export class AppUpdateService {
 
     const stored = await this.apps.createVersion(record.id, record, claims.iss, targets);
     for (const push of stored.pushes) {
-      await this.appPush.add({ pushId: push.id, address: push.address, record, version: stored.version }, jobIds.appPush(push.id));
+      await this.appPush.enqueue({ pushId: push.id, address: push.address, record, version: stored.version }, jobIds.appPush(push.id));
     }
     return { message: `Application ${record.id} version ${stored.version} queued for ${targets.length} instance(s)`, targets };
   }

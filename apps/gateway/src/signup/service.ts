@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { InstanceRepository } from '@pds/db';
 import { ApiError, type Logger } from '@pds/http';
+import { jobIds } from '@pds/queue';
 import { generateRsaKeyPair, sealPrivateKey } from '@pds/tokens';
 import { hashPassword, passwordProblem } from '../auth/passwords';
 
@@ -30,7 +31,7 @@ export const signupSchema = z
 export type SignupInput = z.output<typeof signupSchema>;
 
 export interface DexRegistrationQueue {
-  add(payload: { address: string }, jobId?: string): Promise<void>;
+  enqueue(payload: { address: string }, jobId: string): Promise<unknown>;
 }
 
 export class SignupService {
@@ -61,7 +62,7 @@ export class SignupService {
     });
     if (!created) throw ApiError.conflict(`The instance ${address} already exists`);
     // The instance exists either way; a queue outage leaves it pending and the worker's reconciler retries it.
-    await this.dexRegistration.add({ address }, `register-${address}`).catch((err: unknown) => {
+    await this.dexRegistration.enqueue({ address }, jobIds.registration(address)).catch((err: unknown) => {
       this.logger.error({ err, address }, 'could not enqueue dex registration');
     });
     return created;
