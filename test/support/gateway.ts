@@ -126,3 +126,10 @@ export async function addUser(app: Express, owner: SignedUp, username: string, p
   if (login.status !== 200) throw new Error(`login of ${username} failed: ${login.status}`);
   return { userId: created.body.userId as string, token: login.body.accessToken as string, username, password };
 }
+
+/** Requests to `host` as `who` (their token in X-Auth-Token). */
+export function callerRequests(app: Express, who: { token: string }, host: string) {
+  const send = (method: 'get' | 'post' | 'put' | 'delete') => (path: string) =>
+    request(app)[method](path).set('Host', host).set('X-Auth-Token', who.token);
+  return { get: send('get'), post: send('post'), put: send('put'), delete: send('delete') };
+}

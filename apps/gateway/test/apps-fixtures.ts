@@ -2,13 +2,19 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import type { AppRecordInput } from '@pds/app-record';
-import { DEX_ISSUER, generateRsaKeyPair, issueServiceToken, signingKeys, type SigningKeys } from '@pds/tokens';
-import type { SignedUp, TestGateway } from '../../../test/support/gateway';
-import { APP_PUSH_SCOPE } from '@pds/tokens';
+import { APP_PUSH_SCOPE, DEX_ISSUER, generateRsaKeyPair, issueServiceToken, signingKeys, type SigningKeys } from '@pds/tokens';
+import { startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import { staticDexKey } from '../src/apps';
 
 export async function dexKeyPair(): Promise<SigningKeys> {
   const pem = await generateRsaKeyPair();
   return signingKeys(pem.keyId, pem.privateKeyPem);
+}
+
+/** A test gateway that trusts, as dex's key, a key pair made for the test (a real key, not a mock). */
+export async function startGatewayWithDex(): Promise<{ gw: TestGateway; dex: SigningKeys }> {
+  const dex = await dexKeyPair();
+  return { gw: await startTestGateway({}, { dexKeys: staticDexKey(dex.publicKey) }), dex };
 }
 
 export const nowSeconds = (gw: TestGateway): number => Math.floor(gw.clock().getTime() / 1000);

@@ -1,7 +1,6 @@
 import type { SigningKeys } from '@pds/tokens';
-import { signUp, startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { staticDexKey } from '../src/apps';
-import { appRecord, dexKeyPair, push, pushToken } from './apps-fixtures';
+import { signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import { appRecord, dexKeyPair, push, pushToken, startGatewayWithDex } from './apps-fixtures';
 
 let gw: TestGateway;
 let dex: SigningKeys;
@@ -9,8 +8,7 @@ let alice: SignedUp;
 let bob: SignedUp;
 
 beforeAll(async () => {
-  dex = await dexKeyPair();
-  gw = await startTestGateway({}, { dexKeys: staticDexKey(dex.publicKey) });
+  ({ gw, dex } = await startGatewayWithDex());
   alice = await signUp(gw.app, 'alice');
   bob = await signUp(gw.app, 'bob');
 });

@@ -1,8 +1,7 @@
 import request from 'supertest';
 import type { SigningKeys } from '@pds/tokens';
-import { addUser, signUp, startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { staticDexKey } from '../src/apps';
-import { appRecord, dexKeyPair, push, pushToken } from './apps-fixtures';
+import { callerRequests, addUser, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import { appRecord, push, pushToken, startGatewayWithDex } from './apps-fixtures';
 
 let gw: TestGateway;
 let dex: SigningKeys;
@@ -10,8 +9,7 @@ let alice: SignedUp;
 let bob: SignedUp;
 
 beforeAll(async () => {
-  dex = await dexKeyPair();
-  gw = await startTestGateway({}, { dexKeys: staticDexKey(dex.publicKey) });
+  ({ gw, dex } = await startGatewayWithDex());
   alice = await signUp(gw.app, 'alice');
   bob = await signUp(gw.app, 'bob');
   const apps: [string, { dataRead?: string[] }][] = [
@@ -24,10 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-const as = (who: { token: string }, host = alice.address) => ({
-  get: (path: string) => request(gw.app).get(path).set('Host', host).set('X-Auth-Token', who.token),
-  post: (path: string) => request(gw.app).post(path).set('Host', host).set('X-Auth-Token', who.token),
-});
+const as = (who: { token: string }, host = alice.address) => callerRequests(gw.app, who, host);
 
 async function instanceId(owner: SignedUp): Promise<string> {
   return (await gw.db.instance.findUniqueOrThrow({ where: { address: owner.address } })).id;

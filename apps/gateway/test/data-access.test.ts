@@ -1,9 +1,8 @@
 // The data permission matrix: every kind of caller against read, write and delete, with the database
 // checked after each refusal.
 import request from 'supertest';
-import { addUser, signUp, startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { staticDexKey } from '../src/apps';
-import { appRecord, dexKeyPair, installApp } from './apps-fixtures';
+import { addUser, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
 
 let gw: TestGateway;
 let alice: SignedUp;
@@ -11,8 +10,9 @@ let aliceInstance: string;
 const tokens: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
-  const dex = await dexKeyPair();
-  gw = await startTestGateway({}, { dexKeys: staticDexKey(dex.publicKey) });
+  const started = await startGatewayWithDex();
+  gw = started.gw;
+  const dex = started.dex;
   alice = await signUp(gw.app, 'alice');
   const bob = await signUp(gw.app, 'bob');
   aliceInstance = (await gw.db.instance.findUniqueOrThrow({ where: { address: alice.address } })).id;

@@ -1,9 +1,8 @@
 import request from 'supertest';
 import type { SigningKeys } from '@pds/tokens';
-import { signUp, startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { staticDexKey } from '../src/apps';
+import { callerRequests, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
 import { MAX_RECORD_BYTES } from '../src/data/input';
-import { appRecord, dexKeyPair, installApp } from './apps-fixtures';
+import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
 
 let gw: TestGateway;
 let dex: SigningKeys;
@@ -11,18 +10,13 @@ let alice: SignedUp;
 let bob: SignedUp;
 
 beforeAll(async () => {
-  dex = await dexKeyPair();
-  gw = await startTestGateway({}, { dexKeys: staticDexKey(dex.publicKey) });
+  ({ gw, dex } = await startGatewayWithDex());
   alice = await signUp(gw.app, 'alice');
   bob = await signUp(gw.app, 'bob');
 });
 afterAll(() => gw.close());
 
-const as = (who: { token: string }, host = alice.address) => ({
-  get: (path: string) => request(gw.app).get(path).set('Host', host).set('X-Auth-Token', who.token),
-  post: (path: string) => request(gw.app).post(path).set('Host', host).set('X-Auth-Token', who.token),
-  delete: (path: string) => request(gw.app).delete(path).set('Host', host).set('X-Auth-Token', who.token),
-});
+const as = (who: { token: string }, host = alice.address) => callerRequests(gw.app, who, host);
 
 const dataOf = (res: request.Response) => (res.body as { data: unknown }[]).map((r) => r.data);
 

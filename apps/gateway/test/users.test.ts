@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { addUser, signUp, startTestGateway, STRONG_PASSWORD, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import { callerRequests, addUser, signUp, startTestGateway, STRONG_PASSWORD, type SignedUp, type TestGateway } from '../../../test/support/gateway';
 
 let gw: TestGateway;
 let alice: SignedUp;
@@ -12,12 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-const as = (who: { token: string }, host = alice.address) => ({
-  get: (path: string) => request(gw.app).get(path).set('Host', host).set('X-Auth-Token', who.token),
-  post: (path: string) => request(gw.app).post(path).set('Host', host).set('X-Auth-Token', who.token),
-  put: (path: string) => request(gw.app).put(path).set('Host', host).set('X-Auth-Token', who.token),
-  delete: (path: string) => request(gw.app).delete(path).set('Host', host).set('X-Auth-Token', who.token),
-});
+const as = (who: { token: string }, host = alice.address) => callerRequests(gw.app, who, host);
 
 describe('owner-managed users', () => {
   it('creates a user (201) who can log in, with the password or pass field', async () => {
