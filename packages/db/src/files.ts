@@ -116,8 +116,12 @@ export class FileRepository {
     });
   }
 
-  async revoke(instanceId: string, fileId: string, userId: string): Promise<void> {
-    await this.db.filePermission.deleteMany({ where: { instanceId, fileId, userId } });
+  /** Removes one user's permission; the updated file, or null when there is no such file. */
+  revoke(instanceId: string, fileId: string, userId: string): Promise<FileRecord | null> {
+    return this.db.$transaction(async (tx) => {
+      await tx.filePermission.deleteMany({ where: { instanceId, fileId, userId } });
+      return findIn(tx, instanceId, fileId);
+    });
   }
 
   /** Grants one user a permission on every file matching the template, in one transaction. */

@@ -111,8 +111,9 @@ export class FileService {
   async revoke(tenant: ResolvedInstance, viewer: Viewer, fileId: string, userId: string): Promise<FileJson> {
     requireManageable(viewer, await this.find(tenant, fileId), fileId);
     await this.requireUser(tenant, userId);
-    await this.deps.files.revoke(tenant.instance.id, fileId, userId);
-    return this.present(tenant, viewer, requireVisible(viewer, await this.find(tenant, fileId), fileId));
+    const updated = await this.deps.files.revoke(tenant.instance.id, fileId, userId);
+    if (!updated) throw fileNotFound(fileId);
+    return this.present(tenant, viewer, updated);
   }
 
   async grantMatching(tenant: ResolvedInstance, viewer: Viewer, template: FileTemplate, userId: string, content: boolean): Promise<FileJson[]> {
