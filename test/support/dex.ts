@@ -106,7 +106,6 @@ export async function startTestCluster(options: { worker?: boolean; registerWait
   const fakes = await startFakeInstances();
   const database = await createDatabaseFrom(requireEnv('TEST_PG_ADMIN_URL'), requireEnv('TEST_DEX_TEMPLATE'));
   const config = loadConfig({
-    NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     CLUSTER_DOMAIN: CLUSTER,
     DATABASE_URL: gw.databaseUrl,

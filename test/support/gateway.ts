@@ -42,7 +42,6 @@ export type TestGatewayDeps = Pick<GatewayDeps, 'dexKeys'>;
 export async function startTestGateway(overrides: Partial<Record<keyof Env, string>> = {}, deps: TestGatewayDeps = {}): Promise<TestGateway> {
   const database = await createDatabaseFrom(requireEnv('TEST_PG_ADMIN_URL'), requireEnv('TEST_GATEWAY_TEMPLATE'));
   const config = loadConfig({
-    NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     CLUSTER_DOMAIN: CLUSTER,
     PUBLIC_URL_SCHEME: 'http',

@@ -30,7 +30,6 @@ const gatewayMap = z.string().transform((v, ctx) => {
 });
 
 const schema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BIND_ADDRESS: z.string().default('127.0.0.1'),
   PORT: port.default(8080),
