@@ -4,10 +4,10 @@ import type { Config } from '@pds/config';
 import { AdminRepository, AppRecordRepository, CertifiedClusterRepository, RegisteredInstanceRepository, type DexDb } from '@pds/db';
 import { createBaseApp, finishApp, type Logger } from '@pds/http';
 import type { Producer, QueueEvents } from '@pds/queue';
-import { publicKeyPem, type SigningKeys } from '@pds/tokens';
+import { type Clock, publicKeyPem, type SigningKeys } from '@pds/tokens';
 import { appRoutes } from './apps/routes';
 import { AppUpdateService } from './apps/service';
-import { InstanceTokenVerifier, type Clock } from './auth';
+import { InstanceTokenVerifier } from './auth';
 import { registrationRoutes } from './registration/routes';
 import { RegistrationService } from './registration/service';
 

@@ -3,9 +3,7 @@
 import { createPublicKey } from 'node:crypto';
 import type { RegisteredInstanceRepository } from '@pds/db';
 import { ApiError } from '@pds/http';
-import { readUnverified, TokenRefused, verifyToken, VerifiedTokenCache, type TokenClaims } from '@pds/tokens';
-
-export type Clock = () => Date;
+import { epochSeconds, readUnverified, TokenRefused, verifyToken, VerifiedTokenCache, type Clock, type TokenClaims } from '@pds/tokens';
 
 export class InstanceTokenVerifier {
   constructor(
@@ -17,7 +15,7 @@ export class InstanceTokenVerifier {
   /** The token's claims, or a 401 for a missing, malformed, expired or unverifiable token. */
   async verify(token: string | undefined): Promise<TokenClaims> {
     if (!token) throw ApiError.notAuthenticated();
-    const now = Math.floor(this.clock().getTime() / 1000);
+    const now = epochSeconds(this.clock);
     try {
       const iss = readUnverified(token).claims.iss;
       if (typeof iss !== 'string') throw new TokenRefused('malformed');

@@ -1,3 +1,3 @@
 export { createApp, type GatewayDeps, type Gateway } from './app';
 export { startGateway, type RunningGateway } from './server';
-export type { Clock } from './clock';
+export type { Clock } from '@pds/tokens';

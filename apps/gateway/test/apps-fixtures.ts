@@ -2,7 +2,7 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import type { AppRecordInput } from '@pds/app-record';
-import { APP_PUSH_SCOPE, DEX_ISSUER, generateRsaKeyPair, issueServiceToken, signingKeys, type SigningKeys } from '@pds/tokens';
+import { APP_PUSH_SCOPE, DEX_ISSUER, epochSeconds, generateRsaKeyPair, issueServiceToken, signingKeys, type SigningKeys } from '@pds/tokens';
 import { startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
 import { staticDexKey } from '../src/apps';
 
@@ -17,7 +17,7 @@ export async function startGatewayWithDex(): Promise<{ gw: TestGateway; dex: Sig
   return { gw: await startTestGateway({}, { dexKeys: staticDexKey(dex.publicKey) }), dex };
 }
 
-export const nowSeconds = (gw: TestGateway): number => Math.floor(gw.clock().getTime() / 1000);
+export const nowSeconds = (gw: TestGateway): number => epochSeconds(gw.clock);
 
 export function pushToken(
   gw: TestGateway,

@@ -1,8 +1,7 @@
 // Dex's public key, which verifies the service tokens of app pushes.
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { Logger } from '@pds/http';
-import { keyFingerprint } from '@pds/tokens';
-import type { Clock } from '../clock';
+import { type Clock, keyFingerprint } from '@pds/tokens';
 
 export interface DexKeySource {
   /**

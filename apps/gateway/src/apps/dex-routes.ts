@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { parseAppRecord } from '@pds/app-record';
 import type { ApplicationRepository } from '@pds/db';
 import { ApiError, parseInput } from '@pds/http';
-import { APP_PUSH_SCOPE, DEX_ISSUER, verifyServiceToken } from '@pds/tokens';
-import { epochSeconds, type Clock } from '../clock';
+import { APP_PUSH_SCOPE, type Clock, DEX_ISSUER, epochSeconds, verifyServiceToken } from '@pds/tokens';
 import { tenantOf } from '../context';
 import { tokenKeyId, type DexKeySource } from './dex-keys';
 

@@ -2,7 +2,7 @@
 import type { Router } from 'express';
 import { ApplicationRepository, UserRepository, type GatewayDb } from '@pds/db';
 import type { AuthService } from '../auth/service';
-import type { Clock } from '../clock';
+import type { Clock } from '@pds/tokens';
 import type { DexKeySource } from './dex-keys';
 import { dexPushRoutes } from './dex-routes';
 import { enabledAppGuard } from './guard';

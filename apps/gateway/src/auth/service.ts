@@ -1,14 +1,15 @@
 // Logging in, authenticating tokens and the sliding refresh: the rules of CONTRACT §1.
 import type { User, UserKind, UserRepository } from '@pds/db';
 import {
+  type AccessScope,
+  type Clock,
+  epochSeconds,
   issueToken,
   TOKEN_REFRESH_AFTER_S,
   TokenRefused,
-  verifyToken,
-  type AccessScope,
   type VerifiedTokenCache,
+  verifyToken,
 } from '@pds/tokens';
-import { epochSeconds, type Clock } from '../clock';
 import type { Caller } from '../context';
 import type { ResolvedInstance } from '../instances/registry';
 import { DECOY_HASH, verifyPassword } from './passwords';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { FileRecord, FileRepository, FileTemplate, Page, UserRepository } from '@pds/db';
 import { ApiError } from '@pds/http';
 import { objectKey, type BlobStore } from '@pds/storage';
-import type { Clock } from '../clock';
+import type { Clock } from '@pds/tokens';
 import type { ResolvedInstance } from '../instances/registry';
 import {
   contentReadable,

@@ -3,7 +3,7 @@
 import type { Job } from 'bullmq';
 import type { AppRecordRepository } from '@pds/db';
 import type { JobPayloads } from '@pds/queue';
-import { APP_PUSH_SCOPE, DEX_ISSUER, issueServiceToken, type SigningKeys } from '@pds/tokens';
+import { APP_PUSH_SCOPE, DEX_ISSUER, epochSeconds, issueServiceToken, type SigningKeys } from '@pds/tokens';
 import { instanceRequest } from '../http';
 import { errorMessage, isLastAttempt } from './retry';
 
@@ -26,7 +26,7 @@ export function appPushProcessor(deps: AppPushDeps) {
     if (push.state === 'delivered') return 'delivered';
     await deps.apps.recordAttempt(pushId);
     try {
-      const now = Math.floor(deps.clock().getTime() / 1000);
+      const now = epochSeconds(deps.clock);
       const token = issueServiceToken(await deps.keys(), { issuer: DEX_ISSUER, audience: address, scope: APP_PUSH_SCOPE }, now);
       const res = await instanceRequest(deps.gateways, address, `/api/dex/applications/${encodeURIComponent(record.id)}`, {
         method: 'PUT',
