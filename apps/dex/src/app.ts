@@ -2,12 +2,13 @@
 import type { Express } from 'express';
 import type { Config } from '@pds/config';
 import { AdminRepository, AppRecordRepository, CertifiedClusterRepository, RegisteredInstanceRepository, type DexDb } from '@pds/db';
-import { createBaseApp, finishApp, type Logger } from '@pds/http';
+import { createBaseApp, finishApp, openApiRoutes, type Logger } from '@pds/http';
 import type { Producer, QueueEvents } from '@pds/queue';
 import { type Clock, publicKeyPem, type SigningKeys } from '@pds/tokens';
 import { appRoutes } from './apps/routes';
 import { AppUpdateService } from './apps/service';
 import { InstanceTokenVerifier } from './auth';
+import { dexOpenApi } from './openapi';
 import { registrationRoutes } from './registration/routes';
 import { RegistrationService } from './registration/service';
 
@@ -36,6 +37,7 @@ export function createDexApp(deps: DexDeps): { app: Express } {
   app.get('/publickey', (_req, res) => {
     res.type('text/plain').send(publicKey);
   });
+  app.use(openApiRoutes(dexOpenApi()));
   app.use(registrationRoutes(registration));
   app.use(appRoutes(apps));
   finishApp(app);

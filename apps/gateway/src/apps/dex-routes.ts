@@ -9,7 +9,7 @@ import { tokenKeyId, type DexKeySource } from './dex-keys';
 
 /** The scope dex puts in the service tokens of app pushes. */
 
-const pushSchema = z.object({
+export const pushSchema = z.object({
   version: z.number().int().min(0).max(2_147_483_647),
   record: z.unknown(),
 });

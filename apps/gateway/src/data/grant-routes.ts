@@ -5,12 +5,14 @@ import { ApiError, parseInput } from '@pds/http';
 import { ownerOf, tenantOf } from '../context';
 import { ENDPOINT, NAMESPACE } from './input';
 
-const grantSchema = z.object({
+export const grantSchema = z.object({
   userId: z.uuid(),
   namespace: z.string().regex(NAMESPACE, 'must be a data namespace'),
   endpoint: z.union([z.literal('*'), z.string().max(515).regex(ENDPOINT, 'must be "*" or a data endpoint')]).default('*'),
   access: z.enum(['read', 'write']),
 });
+
+export const grantQuery = z.object({ userId: z.uuid() });
 
 const grantView = ({ userId, namespace, endpoint, access }: DataGrant) => ({ userId, namespace, endpoint, access });
 
@@ -29,7 +31,7 @@ export function dataGrantRoutes(grants: DataGrantRepository, users: UserReposito
 
   router.get('/api/v2.6/data-grants', async (req, res) => {
     ownerOf(req);
-    const { userId } = parseInput(z.object({ userId: z.uuid() }), req.query, 'query');
+    const { userId } = parseInput(grantQuery, req.query, 'query');
     res.json((await grants.listFor(tenantOf(req).instance.id, userId)).map(grantView));
   });
 

@@ -1,0 +1,50 @@
+// OpenAPI description of the applications routes and the dex push receiver (see @pds/http openapi.ts).
+import { z } from 'zod';
+import { appRecordSchema } from '@pds/app-record';
+import type { ApiOperation } from '@pds/http';
+import { pushSchema } from './dex-routes';
+
+const BASE = '/api/v2.6/applications';
+const applicationBody = z.object({
+  application: appRecordSchema.extend({ id: z.string() }),
+  version: z.int(),
+  setup: z.boolean(),
+  enabled: z.boolean(),
+  active: z.boolean(),
+  needsUpdating: z.boolean().optional(),
+});
+const app = (method: ApiOperation['method'], path: string, summary: string, description = 'Owner only.'): ApiOperation => ({
+  method,
+  path: `${BASE}${path}`,
+  tag: 'applications',
+  auth: 'instanceToken',
+  summary,
+  description,
+  responses: { 200: { description: 'The application', body: applicationBody } },
+});
+
+export const applicationsApi: ApiOperation[] = [
+  { ...app('get', '', 'List the applications dex pushed to the instance'), responses: { 200: { description: 'Every application', body: z.array(applicationBody) } } },
+  app('get', '/:appId', 'One application', 'The owner, or the application itself.'),
+  // The original's clients call setup and disable with GET as well as POST.
+  ...(['get', 'post'] as const).flatMap((method) => [
+    app(method, '/:appId/setup', "Set the application up: its account and permission sets (again: adopts the newest record)"),
+    app(method, '/:appId/disable', 'Disable the application: its tokens are refused from the next request'),
+  ]),
+  {
+    ...app('get', '/:appId/access-token', "A token for the application's account"),
+    responses: { 200: { description: 'The app token (in the body only)', body: z.object({ accessToken: z.string(), userId: z.uuid() }) } },
+  },
+  {
+    method: 'put',
+    path: '/api/dex/applications/:appId',
+    tag: 'applications',
+    auth: 'dexServiceToken',
+    summary: 'Dex → instance: deliver a certified application record',
+    description: 'Called by the dex worker with a dex-signed service token for this instance; an older version than the stored one is ignored.',
+    body: pushSchema,
+    responses: {
+      200: { description: 'Stored, or ignored as older', body: z.object({ message: z.string(), appId: z.string(), version: z.int() }) },
+    },
+  },
+];
