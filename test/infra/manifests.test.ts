@@ -16,7 +16,8 @@ const COMPOSE = join(INFRA, 'compose', 'compose.yaml');
 const OVERLAY = join(INFRA, 'k8s', 'overlays', 'example');
 
 /** The processes the one image runs, by the entry file each command names. */
-const ENTRIES = ['apps/gateway/dist/main.js', 'apps/gateway/dist/worker.js', 'apps/dex/dist/main.js', 'apps/dex/dist/worker.js', 'scripts/dist/migrate.js'];
+const ENTRIES = ['gateway', 'dex'].flatMap((app) => ['main', 'worker-main', 'migrate-main'].map((entry) => `apps/${app}/dist/${entry}.js`));
+const isMigration = (entry: string) => entry.endsWith('/migrate-main.js');
 const tracked = (path: string) => execFileSync('git', ['ls-files', path], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
 const onPath = (command: string) => {
   try {
@@ -88,7 +89,7 @@ describe('infra/compose', () => {
     expect(commands.filter((c) => c === 'apps/gateway/dist/main.js')).toHaveLength(2);
     expect(new Set(commands)).toEqual(new Set(ENTRIES));
     for (const [name, service] of appServices()) {
-      if ((service.command as string[])[0] === 'scripts/dist/migrate.js') continue;
+      if (isMigration((service.command as string[])[0]!)) continue;
       const dependsOn = service.depends_on as Record<string, { condition: string }>;
       const migrations = Object.entries(dependsOn).filter(([dep]) => dep.startsWith('migrate-'));
       expect([name, migrations.map(([, d]) => d.condition)]).toEqual([name, ['service_completed_successfully']]);
@@ -213,8 +214,8 @@ describe('infra/k8s (the example overlay)', () => {
     expect(job.metadata.annotations?.['argocd.argoproj.io/hook']).toBe('PreSync');
     expect(podSpec(job).restartPolicy).toBe('Never');
     expect(containersOf(job).map((c) => c.args)).toEqual([
-      ['scripts/dist/migrate.js', 'gateway'],
-      ['scripts/dist/migrate.js', 'dex'],
+      ['apps/gateway/dist/migrate-main.js'],
+      ['apps/dex/dist/migrate-main.js'],
     ]);
   });
 
