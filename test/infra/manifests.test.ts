@@ -249,6 +249,17 @@ describe('infra/k8s (the example overlay)', () => {
     }
   });
 
+  it('labels what the migration Job needs, so it can be applied before the Job', () => {
+    const config = objects.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'config').map((o) => `${o.kind}/${o.metadata.name}`);
+    const job = named('Job', 'pds-migrate');
+    const needed = [
+      `ServiceAccount/${podSpec(job).serviceAccountName as string}`,
+      'Namespace/pds',
+      ...containersOf(job).flatMap((c) => (c.envFrom as { configMapRef?: { name: string }; secretRef?: { name: string } }[]).map((e) => (e.configMapRef ? `ConfigMap/${e.configMapRef.name}` : `Secret/${e.secretRef!.name}`))),
+    ];
+    expect(needed.filter((n) => !config.includes(n))).toEqual([]);
+  });
+
   it('commits no secret: only examples with empty values, and the real files are git-ignored', () => {
     const files = tracked('infra/k8s');
     expect(files.filter((f) => f.endsWith('.secrets.env'))).toEqual([]);

@@ -26,7 +26,7 @@ interface Kustomization {
   images?: { name: string; newName?: string; newTag?: string }[];
   configMapGenerator?: Generator[];
   secretGenerator?: Generator[];
-  generatorOptions?: { disableNameSuffixHash?: boolean };
+  generatorOptions?: { disableNameSuffixHash?: boolean; labels?: Record<string, string> };
   patches?: { path: string }[];
 }
 
@@ -53,7 +53,7 @@ export function kustomize(dir: string): K8sObject[] {
   }
   const generators = [...(k.configMapGenerator ?? []).map((g) => ['ConfigMap', g] as const), ...(k.secretGenerator ?? []).map((g) => ['Secret', g] as const)];
   if (generators.length && !k.generatorOptions?.disableNameSuffixHash) throw new Error(`${dir}: the test renderer needs disableNameSuffixHash`);
-  for (const [kind, generator] of generators) generate(objects, kind, generator, dir);
+  for (const [kind, generator] of generators) generate(objects, kind, generator, dir, k.generatorOptions?.labels);
   for (const { path } of k.patches ?? []) {
     for (const patch of loadYaml(join(dir, path))) {
       const target = objects.find((o) => o.kind === patch.kind && o.metadata.name === patch.metadata.name);
@@ -66,7 +66,7 @@ export function kustomize(dir: string): K8sObject[] {
   return objects;
 }
 
-function generate(objects: K8sObject[], kind: 'ConfigMap' | 'Secret', generator: Generator, dir: string): void {
+function generate(objects: K8sObject[], kind: 'ConfigMap' | 'Secret', generator: Generator, dir: string, labels?: Record<string, string>): void {
   const entries: [string, string][] = [
     ...(generator.literals ?? []).map(pair),
     ...(generator.envs ?? []).flatMap((file) =>
@@ -85,7 +85,7 @@ function generate(objects: K8sObject[], kind: 'ConfigMap' | 'Secret', generator:
     return;
   }
   if (existing) throw new Error(`${dir}: ${kind} ${generator.name} exists already`);
-  objects.push({ apiVersion: 'v1', kind, metadata: { name: generator.name }, ...(kind === 'Secret' ? { type: 'Opaque' } : {}), data });
+  objects.push({ apiVersion: 'v1', kind, metadata: { name: generator.name, ...(labels ? { labels } : {}) }, ...(kind === 'Secret' ? { type: 'Opaque' } : {}), data });
 }
 
 function pair(text: string): [string, string] {
