@@ -1,0 +1,26 @@
+// `node apps/dex/dist/rotate-key-main.js`: re-seals dex's signing key from MASTER_KEY (the current key)
+// to NEW_MASTER_KEY in dex's database. Run with the cluster stopped, beside the gateway's
+// rotate-key-main.js (docs/deploy.md, "Rotating the master key").
+import { loadConfig } from '@pds/config';
+import { createDexDb, resealDexKey } from '@pds/db';
+import { resealPrivateKey } from '@pds/tokens';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  // Parsed by the same rule as MASTER_KEY (32 bytes, hex or base64).
+  const next = loadConfig({ MASTER_KEY: process.env.NEW_MASTER_KEY }).MASTER_KEY;
+  const current = config.MASTER_KEY;
+  if (!config.DEX_DATABASE_URL || !current || !next) throw new Error('DEX_DATABASE_URL, MASTER_KEY (the current key) and NEW_MASTER_KEY are required');
+  const db = createDexDb(config.DEX_DATABASE_URL, { max: 1 });
+  try {
+    const changed = await resealDexKey(db, (sealed) => resealPrivateKey(sealed, current, next));
+    process.stdout.write(`re-sealed ${changed} dex key(s) under NEW_MASTER_KEY\n`);
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

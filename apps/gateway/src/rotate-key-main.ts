@@ -1,0 +1,29 @@
+// `node apps/gateway/dist/rotate-key-main.js`: re-seals every instance's private key from MASTER_KEY
+// (the current key) to NEW_MASTER_KEY in the gateway database. Stop the cluster first; then run dex's
+// rotate-key-main.js, and start everything with the new key (docs/deploy.md, "Rotating the master key").
+import { loadConfig } from '@pds/config';
+import { createGatewayDb, resealInstanceKeys } from '@pds/db';
+import { resealPrivateKey } from '@pds/tokens';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  // Parsed by the same rule as MASTER_KEY (32 bytes, hex or base64).
+  const next = loadConfig({ MASTER_KEY: process.env.NEW_MASTER_KEY }).MASTER_KEY;
+  const current = config.MASTER_KEY;
+  if (!config.DATABASE_URL || !current || !next) throw new Error('DATABASE_URL, MASTER_KEY (the current key) and NEW_MASTER_KEY are required');
+  if (config.STORAGE === 'local') {
+    throw new Error('STORAGE=local: stored files are encrypted under a key derived from MASTER_KEY, which this tool does not re-encrypt');
+  }
+  const db = createGatewayDb(config.DATABASE_URL, { max: 2 });
+  try {
+    const changed = await resealInstanceKeys(db, (sealed) => resealPrivateKey(sealed, current, next));
+    process.stdout.write(`re-sealed ${changed} instance key(s) under NEW_MASTER_KEY\n`);
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
