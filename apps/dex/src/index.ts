@@ -3,3 +3,4 @@ export { startDex, type RunningDex } from './server';
 export { loadOrCreateDexKeys } from './keys';
 export type { KeyFetchOutcome } from './registration/service';
 export { dexOpenApi, dexOperations } from './openapi';
+export { startDexWorker } from './worker';

@@ -3,3 +3,4 @@ export * from './validate';
 export * from './logger';
 export * from './middleware';
 export * from './openapi';
+export * from './outgoing';
