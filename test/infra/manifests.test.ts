@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { composeProblems, interpolate, loadCompose, parseEnvFile, variablesOf, type ComposeFile } from '../support/compose';
+import { unknownFieldProblems } from '../support/k8s-fields';
 import { containersOf, kustomize, type Container, type K8sObject } from '../support/kustomize';
 
 const ROOT = join(__dirname, '..', '..');
@@ -164,6 +165,11 @@ describe('infra/k8s (the example overlay)', () => {
     }
     expect(problems).toEqual([]);
   });
+
+  it('has no field that Kubernetes does not know (strict validation)', () => {
+    expect(unknownFieldProblems(objects, ROOT)).toEqual([]);
+    // Type-checking every model takes a few seconds on a busy machine.
+  }, 60_000);
 
   (onPath('kubectl') ? it : it.skip)('renders exactly as kubectl kustomize does', () => {
     const rendered = parseAllDocuments(execFileSync('kubectl', ['kustomize', join(work, 'k8s', 'overlays', 'example')], { encoding: 'utf8' })).map((d) => d.toJS() as K8sObject);
