@@ -17,8 +17,8 @@ const COMPOSE = join(INFRA, 'compose', 'compose.yaml');
 const OVERLAY = join(INFRA, 'k8s', 'overlays', 'example');
 
 /** The processes the one image runs, by the entry file each command names. */
-const ENTRIES = ['gateway', 'dex'].flatMap((app) => ['main', 'worker-main', 'migrate-main'].map((entry) => `apps/${app}/dist/${entry}.js`));
-const isMigration = (entry: string) => entry.endsWith('/migrate-main.js');
+const ENTRIES = ['gateway', 'dex'].flatMap((app) => ['main', 'worker', 'migrate'].map((entry) => `apps/${app}/dist/${entry}.js`));
+const isMigration = (entry: string) => entry.endsWith('/migrate.js');
 const tracked = (path: string) => execFileSync('git', ['ls-files', path], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
 const onPath = (command: string) => {
   try {
@@ -220,8 +220,8 @@ describe('infra/k8s (the example overlay)', () => {
     expect(job.metadata.annotations?.['argocd.argoproj.io/hook']).toBe('PreSync');
     expect(podSpec(job).restartPolicy).toBe('Never');
     expect(containersOf(job).map((c) => c.args)).toEqual([
-      ['apps/gateway/dist/migrate-main.js'],
-      ['apps/dex/dist/migrate-main.js'],
+      ['apps/gateway/dist/migrate.js'],
+      ['apps/dex/dist/migrate.js'],
     ]);
   });
 

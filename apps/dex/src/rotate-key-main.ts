@@ -1,6 +1,6 @@
-// `node apps/dex/dist/rotate-key-main.js`: re-seals dex's signing key from MASTER_KEY (the current key)
+// `node apps/dex/dist/rotate-key.js`: re-seals dex's signing key from MASTER_KEY (the current key)
 // to NEW_MASTER_KEY in dex's database. Run with the cluster stopped, beside the gateway's
-// rotate-key-main.js (docs/deploy.md, "Rotating the master key").
+// rotate-key.js (docs/deploy.md, "Rotating the master key").
 import { loadConfig } from '@pds/config';
 import { createDexDb, resealDexKey } from '@pds/db';
 import { resealPrivateKey } from '@pds/tokens';

@@ -1,6 +1,6 @@
-// `node apps/gateway/dist/rotate-key-main.js`: re-seals every instance's private key from MASTER_KEY
+// `node apps/gateway/dist/rotate-key.js`: re-seals every instance's private key from MASTER_KEY
 // (the current key) to NEW_MASTER_KEY in the gateway database. Stop the cluster first; then run dex's
-// rotate-key-main.js, and start everything with the new key (docs/deploy.md, "Rotating the master key").
+// rotate-key.js, and start everything with the new key (docs/deploy.md, "Rotating the master key").
 import { loadConfig } from '@pds/config';
 import { createGatewayDb, resealInstanceKeys } from '@pds/db';
 import { resealPrivateKey } from '@pds/tokens';
