@@ -208,10 +208,14 @@ describe('infra/k8s (the example overlay)', () => {
     expect((pdb?.spec as { minAvailable: number }).minAvailable).toBeGreaterThanOrEqual(1);
   });
 
-  it('probes gateway and dex: readiness on /readyz, liveness on /healthz', () => {
+  it('probes gateway and dex: readiness on /readyz, liveness on /healthz; workers: liveness on /healthz of the metrics port', () => {
     for (const name of ['pds-gateway', 'pds-dex']) {
       const [c] = podSpec(named('Deployment', name)).containers;
       expect([name, (c!.readinessProbe as { httpGet: { path: string } }).httpGet.path, (c!.livenessProbe as { httpGet: { path: string } }).httpGet.path]).toEqual([name, '/readyz', '/healthz']);
+    }
+    for (const name of ['pds-gateway-worker', 'pds-dex-worker']) {
+      const [c] = podSpec(named('Deployment', name)).containers;
+      expect([name, (c!.livenessProbe as { httpGet: object }).httpGet]).toEqual([name, { path: '/healthz', port: 'metrics' }]);
     }
   });
 
