@@ -9,7 +9,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { loadConfig } from '@pds/config';
+import { loadConfigFor } from '@pds/config';
 import { createGatewayDb } from '@pds/db';
 import { createApp } from '@pds/gateway';
 import { createLogger } from '@pds/http';
@@ -70,7 +70,7 @@ async function main() {
   migrate('gateway', url);
 
   const masterKey = randomBytes(32);
-  const config = loadConfig({
+  const config = loadConfigFor('gateway', {
     CLUSTER_DOMAIN: 'bench.test',
     DATABASE_URL: url,
     REDIS_URL: redisServer.url,

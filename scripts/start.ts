@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig, type Config } from '@pds/config';
+import { loadConfigFor, type ClusterConfig } from '@pds/config';
 import { startDex, startDexWorker } from '@pds/dex';
 import { startGateway, startGatewayWorker, type RunningGateway } from '@pds/gateway';
 import { ensureDatabase, ensurePostgres, redact, withDatabase } from './lib/postgres';
@@ -27,7 +27,7 @@ function secret(dataDir: string, variable: string, fileName: string, create: () 
  * sign-up, so the operator's own start-up creates it, with ADMIN_PASSWORD or a generated password
  * kept in DATA_DIR/admin-password.
  */
-async function provisionAdmin(gateway: RunningGateway, config: Config, dataDir: string): Promise<string | undefined> {
+async function provisionAdmin(gateway: RunningGateway, config: ClusterConfig, dataDir: string): Promise<string | undefined> {
   const address = `admin.${config.CLUSTER_DOMAIN}`;
   if (!config.DEX_ADMINS.includes(address)) return undefined;
   const pass = secret(dataDir, 'ADMIN_PASSWORD', 'admin-password', () => randomBytes(18).toString('base64url'));
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     const redis = await ensureRedis(process.env.REDIS_URL);
     closers.push(() => redis.stop());
 
-    const config: Config = loadConfig({
+    const config = loadConfigFor('cluster', {
       PUBLIC_URL_SCHEME: 'http',
       PUBLIC_PORT: port,
       CLUSTER_GATEWAYS: `${clusterDomain}=http://127.0.0.1:${port}`,

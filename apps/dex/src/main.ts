@@ -1,7 +1,7 @@
-import { loadConfig } from '@pds/config';
+import { loadConfigFor } from '@pds/config';
 import { startDex } from './server';
 
-startDex(loadConfig()).then(
+startDex(loadConfigFor('dex')).then(
   (dex) => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void dex.close());
   },

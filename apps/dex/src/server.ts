@@ -1,7 +1,7 @@
 // Wires dex's real dependencies from the configuration and serves it until `close()`.
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
-import type { Config } from '@pds/config';
+import type { DexConfig } from '@pds/config';
 import { AdminRepository, CertifiedClusterRepository, createDexDb, DexKeyRepository } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { appPushProducer, keyFetchProducer, QUEUE_NAMES, queueEvents } from '@pds/queue';
@@ -13,10 +13,7 @@ export interface RunningDex {
   close(): Promise<void>;
 }
 
-export async function startDex(config: Config, options: { registerWaitMs?: number } = {}): Promise<RunningDex> {
-  if (!config.DEX_DATABASE_URL) throw new Error('DEX_DATABASE_URL is not set (pnpm start provides one)');
-  if (!config.REDIS_URL) throw new Error('REDIS_URL is not set (pnpm start provides one)');
-  if (!config.MASTER_KEY) throw new Error('MASTER_KEY is not set: it seals dex\'s private key (pnpm start provides one)');
+export async function startDex(config: DexConfig, options: { registerWaitMs?: number } = {}): Promise<RunningDex> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'dex' });
   const db = createDexDb(config.DEX_DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
   // BullMQ needs maxRetriesPerRequest null on connections it blocks on (QueueEvents duplicates this one).

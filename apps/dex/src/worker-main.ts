@@ -1,7 +1,7 @@
-import { loadConfig } from '@pds/config';
+import { loadConfigFor } from '@pds/config';
 import { startDexWorker } from './worker';
 
-startDexWorker(loadConfig()).then(
+startDexWorker(loadConfigFor('dex-worker')).then(
   (worker) => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void worker.close());
   },

@@ -1,7 +1,7 @@
 // Runs dex's jobs (key fetch, app push) until `close()`. It holds dex's database and key only: the
 // gateway's database belongs to the gateway's worker.
 import { Redis } from 'ioredis';
-import type { Config } from '@pds/config';
+import type { DexWorkerConfig } from '@pds/config';
 import { AppRecordRepository, createDexDb, DexKeyRepository, RegisteredInstanceRepository } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { appPushProducer, QUEUE_NAMES, runQueue } from '@pds/queue';
@@ -10,11 +10,7 @@ import { appPushProcessor } from './jobs/app-push';
 import { keyFetchProcessor } from './jobs/key-fetch';
 import { requeueUndeliveredPushes } from './jobs/reconcile';
 
-export async function startDexWorker(config: Config): Promise<{ close(): Promise<void> }> {
-  if (!config.DEX_DATABASE_URL) throw new Error('DEX_DATABASE_URL is not set (pnpm start provides one)');
-  if (!config.REDIS_URL) throw new Error('REDIS_URL is not set (pnpm start provides one)');
-  const masterKey = config.MASTER_KEY;
-  if (!masterKey) throw new Error('MASTER_KEY is not set: app pushes are signed with dex\'s sealed key');
+export async function startDexWorker(config: DexWorkerConfig): Promise<{ close(): Promise<void> }> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'dex-worker' });
   const db = createDexDb(config.DEX_DATABASE_URL, { max: 3 });
   // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
@@ -27,7 +23,7 @@ export async function startDexWorker(config: Config): Promise<{ close(): Promise
     if (keys) return keys;
     const stored = await dexKeys.get();
     if (!stored) throw new Error('dex has not created its signing key yet (start dex first)');
-    return (keys = signingKeys(stored.keyId, openPrivateKey(stored.privateKeyEnc, masterKey)));
+    return (keys = signingKeys(stored.keyId, openPrivateKey(stored.privateKeyEnc, config.MASTER_KEY)));
   };
 
   const workers = [

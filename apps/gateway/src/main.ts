@@ -1,7 +1,7 @@
-import { loadConfig } from '@pds/config';
+import { loadConfigFor } from '@pds/config';
 import { startGateway } from './server';
 
-startGateway(loadConfig()).then(
+startGateway(loadConfigFor('gateway')).then(
   (gateway) => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void gateway.close());
   },

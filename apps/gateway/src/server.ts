@@ -1,7 +1,7 @@
 // Wires real dependencies from the configuration and serves the gateway until `close()`.
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
-import type { Config } from '@pds/config';
+import type { GatewayConfig } from '@pds/config';
 import { createGatewayDb } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { dexRegistrationProducer } from '@pds/queue';
@@ -15,10 +15,7 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(config: Config): Promise<RunningGateway> {
-  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set (pnpm start provides one)');
-  if (!config.REDIS_URL) throw new Error('REDIS_URL is not set (pnpm start provides one)');
-  if (!config.MASTER_KEY) throw new Error('MASTER_KEY is not set (pnpm start provides one)');
+export async function startGateway(config: GatewayConfig): Promise<RunningGateway> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway' });
   const db = createGatewayDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });

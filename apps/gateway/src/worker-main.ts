@@ -1,7 +1,7 @@
-import { loadConfig } from '@pds/config';
+import { loadConfigFor } from '@pds/config';
 import { startGatewayWorker } from './worker';
 
-startGatewayWorker(loadConfig()).then(
+startGatewayWorker(loadConfigFor('gateway-worker')).then(
   (worker) => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void worker.close());
   },

@@ -1,7 +1,7 @@
 // Runs the gateway's jobs (dex registration, upload sweep) until `close()`. It holds the gateway
 // database and blob store only: dex's database and key belong to dex's worker.
 import { Redis } from 'ioredis';
-import type { Config } from '@pds/config';
+import type { GatewayWorkerConfig } from '@pds/config';
 import { createGatewayDb, FileRepository, GatewayDexStateRepository } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { dexRegistrationProducer, QUEUE_NAMES, runQueue, scheduleUploadSweep } from '@pds/queue';
@@ -17,9 +17,7 @@ export interface RunningWorker {
   close(): Promise<void>;
 }
 
-export async function startGatewayWorker(config: Config): Promise<RunningWorker> {
-  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set (pnpm start provides one)');
-  if (!config.REDIS_URL) throw new Error('REDIS_URL is not set (pnpm start provides one)');
+export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<RunningWorker> {
   const store = await createBlobStore(config);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway-worker' });
   const db = createGatewayDb(config.DATABASE_URL, { max: 3 });
