@@ -67,7 +67,7 @@ async function main() {
   const redisServer = await ensureRedis(process.env.REDIS_URL);
   const dbName = `pds_bench_${randomBytes(4).toString('hex')}`;
   const url = await ensureDatabase(postgres.adminUrl, dbName);
-  migrate('gateway', url);
+  await migrate('gateway', url);
 
   const masterKey = randomBytes(32);
   const config = loadConfigFor('gateway', {

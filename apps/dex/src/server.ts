@@ -1,16 +1,14 @@
 // Wires dex's real dependencies from the configuration and serves it until `close()`.
-import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import type { DexConfig } from '@pds/config';
-import { AdminRepository, CertifiedClusterRepository, createDexDb, DexKeyRepository } from '@pds/db';
-import { createLogger } from '@pds/http';
+import { AdminRepository, CertifiedClusterRepository, createDexDb, databaseChecks, DexKeyRepository } from '@pds/db';
+import { boundPort, closeServer, createLogger, describeFailures, listen, once, runChecks, type Stoppable } from '@pds/http';
 import { appPushProducer, keyFetchProducer, QUEUE_NAMES, queueEvents } from '@pds/queue';
 import { createDexApp } from './app';
 import { loadOrCreateDexKeys } from './keys';
 
-export interface RunningDex {
+export interface RunningDex extends Stoppable {
   url: string;
-  close(): Promise<void>;
 }
 
 export async function startDex(config: DexConfig, options: { registerWaitMs?: number } = {}): Promise<RunningDex> {
@@ -23,39 +21,36 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
   const appPush = appPushProducer(queue);
   const keyFetchEvents = queueEvents(QUEUE_NAMES.keyFetch, queue);
 
-  const shutdown = async () => {
+  const release = async () => {
     await keyFetchEvents.close();
     await keyFetch.close();
     await appPush.close();
     redis.disconnect();
     await db.$disconnect();
+    logger.flush();
   };
 
-  let server: Server;
+  let server;
   try {
+    const problem = describeFailures(await runChecks(databaseChecks('dex', db)));
+    if (problem) throw new Error(`dex cannot start: ${problem}`);
     // The configured trust roots are seeded on every start; the CLI adds more (and nothing removes these).
     await new CertifiedClusterRepository(db).ensure(config.DEX_CLUSTERS);
     await new AdminRepository(db).ensure(config.DEX_ADMINS);
     const keys = await loadOrCreateDexKeys(new DexKeyRepository(db), config.MASTER_KEY);
-    const { app } = createDexApp({ config, db, logger, keys, keyFetch, keyFetchEvents, appPush, registerWaitMs: options.registerWaitMs });
-    server = await new Promise<Server>((resolve, reject) => {
-      const s = app.listen(config.DEX_PORT, config.BIND_ADDRESS, () => resolve(s));
-      s.once('error', reject);
-    });
+    const { app } = createDexApp({ config, db, redis, logger, keys, keyFetch, keyFetchEvents, appPush, registerWaitMs: options.registerWaitMs });
+    server = await listen(app, config.DEX_PORT, config.BIND_ADDRESS);
   } catch (error) {
-    await shutdown();
+    await release();
     throw error;
   }
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.DEX_PORT;
-  const url = `http://${config.BIND_ADDRESS}:${port}`;
+  const url = `http://${config.BIND_ADDRESS}:${boundPort(server)}`;
   logger.info({ url, clusters: config.DEX_CLUSTERS, admins: config.DEX_ADMINS }, 'dex listening');
 
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await shutdown();
-    })());
-  return { url, close };
+  const running = server;
+  const close = once(async () => {
+    await closeServer(running, config.SHUTDOWN_TIMEOUT * 1000);
+    await release();
+  });
+  return { url, close, graceMs: config.SHUTDOWN_TIMEOUT * 1000 };
 }

@@ -3,14 +3,14 @@
 import { Redis } from 'ioredis';
 import type { DexWorkerConfig } from '@pds/config';
 import { AppRecordRepository, createDexDb, DexKeyRepository, RegisteredInstanceRepository } from '@pds/db';
-import { createLogger } from '@pds/http';
-import { appPushProducer, QUEUE_NAMES, runQueue } from '@pds/queue';
+import { createLogger, once, type Stoppable } from '@pds/http';
+import { appPushProducer, closeWorkers, QUEUE_NAMES, runQueue } from '@pds/queue';
 import { openPrivateKey, signingKeys, type SigningKeys } from '@pds/tokens';
 import { appPushProcessor } from './jobs/app-push';
 import { keyFetchProcessor } from './jobs/key-fetch';
 import { requeueUndeliveredPushes } from './jobs/reconcile';
 
-export async function startDexWorker(config: DexWorkerConfig): Promise<{ close(): Promise<void> }> {
+export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'dex-worker' });
   const db = createDexDb(config.DEX_DATABASE_URL, { max: 3 });
   // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
@@ -32,11 +32,13 @@ export async function startDexWorker(config: DexWorkerConfig): Promise<{ close()
   ];
   const appPush = appPushProducer(queue);
 
+  const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   const close = async () => {
-    await Promise.all(workers.map((w) => w.close()));
+    await closeWorkers(workers, graceMs);
     await appPush.close();
     redis.disconnect();
     await db.$disconnect();
+    logger.flush();
   };
   try {
     await Promise.all(workers.map((w) => w.waitUntilReady()));
@@ -46,6 +48,5 @@ export async function startDexWorker(config: DexWorkerConfig): Promise<{ close()
     throw error;
   }
   logger.info({ queues: workers.map((w) => w.name), prefix: config.QUEUE_PREFIX }, 'dex worker running');
-  let closing: Promise<void> | undefined;
-  return { close: () => (closing ??= close()) };
+  return { close: once(close), graceMs };
 }

@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { instanceUrl, type Config } from '@pds/config';
 import { FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
-import { createBaseApp, finishApp, type Logger } from '@pds/http';
+import { createBaseApp, finishApp, healthRoutes, type Logger } from '@pds/http';
 import { BLOB_ROUTE, LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
 import { LoginLimiter } from './auth/login-limit';
@@ -16,6 +16,7 @@ import { dataFeature } from './data';
 import { FILES_PATH, fileRoutes } from './files/routes';
 import { FileService } from './files/service';
 import { InstanceRegistry } from './instances/registry';
+import { gatewayReadiness } from './readiness';
 import { resolveTenant } from './instances/tenancy';
 import { signupRoutes } from './signup/routes';
 import { SignupService, type DexRegistrationQueue, type SignupInput } from './signup/service';
@@ -66,6 +67,8 @@ export function createApp(deps: GatewayDeps): Gateway {
   const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock);
 
   const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE] });
+  // Before tenancy and auth: probes answer on any Host.
+  app.use(healthRoutes(gatewayReadiness(deps)));
   // Before tenancy: sign-up creates the instance its Host names.
   app.use(signupRoutes(signup, registry, auth));
 

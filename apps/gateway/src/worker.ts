@@ -3,8 +3,8 @@
 import { Redis } from 'ioredis';
 import type { GatewayWorkerConfig } from '@pds/config';
 import { createGatewayDb, FileRepository, GatewayDexStateRepository } from '@pds/db';
-import { createLogger } from '@pds/http';
-import { dexRegistrationProducer, QUEUE_NAMES, runQueue, scheduleUploadSweep } from '@pds/queue';
+import { createLogger, once, type Stoppable } from '@pds/http';
+import { closeWorkers, dexRegistrationProducer, QUEUE_NAMES, runQueue, scheduleUploadSweep } from '@pds/queue';
 import { createBlobStore, objectKey } from '@pds/storage';
 import { dexRegistrationProcessor } from './jobs/dex-registration';
 import { requeuePendingRegistrations } from './jobs/reconcile';
@@ -13,11 +13,7 @@ import { uploadSweepProcessor } from './jobs/upload-sweep';
 /** How often abandoned uploads are looked for (they are removed once older than UPLOAD_DEADLINE). */
 export const UPLOAD_SWEEP_EVERY_MS = 5 * 60 * 1000;
 
-export interface RunningWorker {
-  close(): Promise<void>;
-}
-
-export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<RunningWorker> {
+export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<Stoppable> {
   const store = await createBlobStore(config);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway-worker' });
   const db = createGatewayDb(config.DATABASE_URL, { max: 3 });
@@ -37,11 +33,13 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<R
   ];
   const registration = dexRegistrationProducer(queue);
 
+  const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   const close = async () => {
-    await Promise.all(workers.map((w) => w.close()));
+    await closeWorkers(workers, graceMs);
     await registration.close();
     redis.disconnect();
     await db.$disconnect();
+    logger.flush();
   };
   try {
     await Promise.all(workers.map((w) => w.waitUntilReady()));
@@ -52,6 +50,5 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<R
     throw error;
   }
   logger.info({ queues: workers.map((w) => w.name), prefix: config.QUEUE_PREFIX }, 'gateway worker running');
-  let closing: Promise<void> | undefined;
-  return { close: () => (closing ??= close()) };
+  return { close: once(close), graceMs };
 }

@@ -44,6 +44,8 @@ const base = z.object({
   BIND_ADDRESS: z.string().default('127.0.0.1'),
   PORT: port.default(8080),
   DEX_PORT: port.default(8081),
+  /** Seconds a stopping process gives in-flight requests and jobs before it cuts them off. */
+  SHUTDOWN_TIMEOUT: seconds.default(10),
   /** Where Prometheus metrics are served (on BIND_ADDRESS); none when unset. */
   METRICS_PORT: port.optional(),
 

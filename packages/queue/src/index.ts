@@ -115,4 +115,4 @@ export const jobIds = {
 };
 
 export { errorMessage, isLastAttempt } from './retry';
-export { runQueue, type JobLogger } from './worker';
+export { closeWorkers, runQueue, type JobLogger } from './worker';
