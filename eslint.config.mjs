@@ -14,4 +14,5 @@ export default tseslint.config(
   },
   { files: ['scripts/**', 'apps/dex/src/cli.ts'], rules: { 'no-console': 'off' } },
   { files: ['**/*.cjs', '**/*.js'], languageOptions: { sourceType: 'commonjs', globals: globals.node } },
+  { files: ['**/*.mjs'], languageOptions: { sourceType: 'module', globals: globals.node } },
 );

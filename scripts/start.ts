@@ -82,11 +82,13 @@ async function start(): Promise<Stoppable> {
 
     const gateway = await startGateway(config);
     closers.push(() => gateway.close());
-    const dex = await startDex(config);
+    // One process, one metrics port: the gateway's (the others would collide on METRICS_PORT).
+    const quiet = { ...config, METRICS_PORT: undefined };
+    const dex = await startDex(quiet);
     closers.push(() => dex.close());
-    const gatewayWorker = await startGatewayWorker(config);
+    const gatewayWorker = await startGatewayWorker(quiet);
     closers.push(() => gatewayWorker.close());
-    const dexWorker = await startDexWorker(config);
+    const dexWorker = await startDexWorker(quiet);
     closers.push(() => dexWorker.close());
     const admin = await provisionAdmin(gateway, config, dataDir);
 

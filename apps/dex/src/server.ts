@@ -1,8 +1,8 @@
 // Wires dex's real dependencies from the configuration and serves it until `close()`.
 import { Redis } from 'ioredis';
 import type { DexConfig } from '@pds/config';
-import { AdminRepository, CertifiedClusterRepository, createDexDb, databaseChecks, DexKeyRepository } from '@pds/db';
-import { boundPort, closeServer, createLogger, describeFailures, listen, once, runChecks, type Stoppable } from '@pds/http';
+import { AdminRepository, CertifiedClusterRepository, createDexDb, databaseChecks, DexKeyRepository, poolUse } from '@pds/db';
+import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
 import { appPushProducer, keyFetchProducer, QUEUE_NAMES, queueEvents } from '@pds/queue';
 import { createDexApp } from './app';
 import { loadOrCreateDexKeys } from './keys';
@@ -21,7 +21,9 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
   const appPush = appPushProducer(queue);
   const keyFetchEvents = queueEvents(QUEUE_NAMES.keyFetch, queue);
 
+  let metrics: Awaited<ReturnType<typeof startMetrics>>;
   const release = async () => {
+    await metrics?.close();
     await keyFetchEvents.close();
     await keyFetch.close();
     await appPush.close();
@@ -32,13 +34,14 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
 
   let server;
   try {
-    const problem = describeFailures(await runChecks(databaseChecks('dex', db)));
-    if (problem) throw new Error(`dex cannot start: ${problem}`);
+    await requireReady('dex', databaseChecks('dex', db));
     // The configured trust roots are seeded on every start; the CLI adds more (and nothing removes these).
     await new CertifiedClusterRepository(db).ensure(config.DEX_CLUSTERS);
     await new AdminRepository(db).ensure(config.DEX_ADMINS);
     const keys = await loadOrCreateDexKeys(new DexKeyRepository(db), config.MASTER_KEY);
-    const { app } = createDexApp({ config, db, redis, logger, keys, keyFetch, keyFetchEvents, appPush, registerWaitMs: options.registerWaitMs });
+    metrics = await startMetrics('dex', config);
+    metrics?.metrics.pool(() => poolUse(db));
+    const { app } = createDexApp({ config, db, redis, logger, keys, keyFetch, keyFetchEvents, appPush, metrics: metrics?.metrics, registerWaitMs: options.registerWaitMs });
     server = await listen(app, config.DEX_PORT, config.BIND_ADDRESS);
   } catch (error) {
     await release();

@@ -2,9 +2,9 @@
 // gateway's database belongs to the gateway's worker.
 import { Redis } from 'ioredis';
 import type { DexWorkerConfig } from '@pds/config';
-import { AppRecordRepository, createDexDb, DexKeyRepository, RegisteredInstanceRepository } from '@pds/db';
-import { createLogger, once, type Stoppable } from '@pds/http';
-import { appPushProducer, closeWorkers, QUEUE_NAMES, runQueue } from '@pds/queue';
+import { AppRecordRepository, createDexDb, databaseChecks, DexKeyRepository, poolUse, RegisteredInstanceRepository } from '@pds/db';
+import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
+import { appPushProducer, closeWorkers, keyFetchProducer, QUEUE_NAMES, runQueue } from '@pds/queue';
 import { openPrivateKey, signingKeys, type SigningKeys } from '@pds/tokens';
 import { appPushProcessor } from './jobs/app-push';
 import { keyFetchProcessor } from './jobs/key-fetch';
@@ -31,18 +31,27 @@ export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable
     runQueue(QUEUE_NAMES.appPush, appPushProcessor({ gateways: config.CLUSTER_GATEWAYS, apps, keys: loadKeys, clock: () => new Date() }), queue, logger),
   ];
   const appPush = appPushProducer(queue);
+  // Only for the depth metrics: dex itself queues key fetches.
+  const keyFetch = keyFetchProducer(queue);
+  let metrics: Awaited<ReturnType<typeof startMetrics>>;
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   const close = async () => {
+    await metrics?.close();
     await closeWorkers(workers, graceMs);
     await appPush.close();
+    await keyFetch.close();
     redis.disconnect();
     await db.$disconnect();
     logger.flush();
   };
   try {
+    await requireReady('dex worker', databaseChecks('dex', db));
     await Promise.all(workers.map((w) => w.waitUntilReady()));
     await requeueUndeliveredPushes(apps, appPush, logger);
+    metrics = await startMetrics('dex-worker', config);
+    metrics?.metrics.queues([keyFetch.queue, appPush.queue]);
+    metrics?.metrics.pool(() => poolUse(db));
   } catch (error) {
     await close();
     throw error;

@@ -2,8 +2,8 @@
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import type { GatewayConfig } from '@pds/config';
-import { createGatewayDb, databaseChecks } from '@pds/db';
-import { boundPort, closeServer, createLogger, describeFailures, listen, once, runChecks, type Stoppable } from '@pds/http';
+import { createGatewayDb, databaseChecks, poolUse } from '@pds/db';
+import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
 import { dexRegistrationProducer } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
 import { createApp, type Gateway } from './app';
@@ -19,7 +19,9 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   const db = createGatewayDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
+  let metrics: Awaited<ReturnType<typeof startMetrics>>;
   const release = async () => {
+    await metrics?.close();
     await dexRegistration.close();
     redis.disconnect();
     await db.$disconnect();
@@ -30,10 +32,11 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   let server: Server;
   try {
     // A missing database or unapplied migrations would turn every request into an error: refuse to start instead.
-    const problem = describeFailures(await runChecks(databaseChecks('gateway', db)));
-    if (problem) throw new Error(`gateway cannot start: ${problem}`);
+    await requireReady('gateway', databaseChecks('gateway', db));
     const blobStore = await createBlobStore(config);
-    gateway = createApp({ config, db, redis, logger, masterKey: config.MASTER_KEY, dexRegistration, blobStore });
+    metrics = await startMetrics('gateway', config);
+    metrics?.metrics.pool(() => poolUse(db));
+    gateway = createApp({ config, db, redis, logger, masterKey: config.MASTER_KEY, dexRegistration, blobStore, metrics: metrics?.metrics });
     server = await listen(gateway.app, config.PORT, config.BIND_ADDRESS);
   } catch (error) {
     await release();

@@ -2,9 +2,9 @@
 // database and blob store only: dex's database and key belong to dex's worker.
 import { Redis } from 'ioredis';
 import type { GatewayWorkerConfig } from '@pds/config';
-import { createGatewayDb, FileRepository, GatewayDexStateRepository } from '@pds/db';
-import { createLogger, once, type Stoppable } from '@pds/http';
-import { closeWorkers, dexRegistrationProducer, QUEUE_NAMES, runQueue, scheduleUploadSweep } from '@pds/queue';
+import { createGatewayDb, databaseChecks, FileRepository, GatewayDexStateRepository, poolUse } from '@pds/db';
+import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
+import { closeWorkers, dexRegistrationProducer, Producer, QUEUE_NAMES, runQueue, scheduleUploadSweep } from '@pds/queue';
 import { createBlobStore, objectKey } from '@pds/storage';
 import { dexRegistrationProcessor } from './jobs/dex-registration';
 import { requeuePendingRegistrations } from './jobs/reconcile';
@@ -32,19 +32,28 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     ),
   ];
   const registration = dexRegistrationProducer(queue);
+  // Producers of both queues: the registration requeue, and the depth metrics.
+  const sweep = new Producer(QUEUE_NAMES.uploadSweep, queue);
+  let metrics: Awaited<ReturnType<typeof startMetrics>>;
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   const close = async () => {
+    await metrics?.close();
     await closeWorkers(workers, graceMs);
     await registration.close();
+    await sweep.close();
     redis.disconnect();
     await db.$disconnect();
     logger.flush();
   };
   try {
+    await requireReady('gateway worker', databaseChecks('gateway', db));
     await Promise.all(workers.map((w) => w.waitUntilReady()));
     await scheduleUploadSweep(queue, UPLOAD_SWEEP_EVERY_MS);
     await requeuePendingRegistrations(states, registration, logger);
+    metrics = await startMetrics('gateway-worker', config);
+    metrics?.metrics.queues([registration.queue, sweep.queue]);
+    metrics?.metrics.pool(() => poolUse(db));
   } catch (error) {
     await close();
     throw error;

@@ -50,3 +50,9 @@ async function outcome(check: ReadinessCheck): Promise<string> {
     clearTimeout(timer);
   }
 }
+
+/** Throws `<what> cannot start: postgres (…)` unless every check passes (start-up refuses what /readyz would). */
+export async function requireReady(what: string, checks: Record<string, ReadinessCheck>): Promise<void> {
+  const problem = describeFailures(await runChecks(checks));
+  if (problem) throw new Error(`${what} cannot start: ${problem}`);
+}

@@ -5,3 +5,4 @@ export * from './middleware';
 export * from './outgoing';
 export * from './lifecycle';
 export * from './health';
+export * from './metrics';
