@@ -2,12 +2,15 @@
 // apps/<app>/dist/*.js with source maps. A bundle carries the workspace packages and their npm
 // dependencies, so a process runs with `node dist/main.js` and nothing else: no tsx, TypeScript or
 // node_modules resolution across the workspace at run time. Plain .mjs so it runs without tsx.
+// `--out DIR` writes DIR/apps/<app>/dist instead (the scale-out test builds into a temporary copy).
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outIndex = process.argv.indexOf('--out');
+const outRoot = outIndex > 0 ? path.resolve(process.argv[outIndex + 1]) : root;
 
 /** Output name → source, per app. */
 const apps = {
@@ -17,7 +20,7 @@ const apps = {
 
 for (const [app, entries] of Object.entries(apps)) {
   const dir = path.join(root, 'apps', app);
-  const outdir = path.join(dir, 'dist');
+  const outdir = path.join(outRoot, 'apps', app, 'dist');
   rmSync(outdir, { recursive: true, force: true });
   const started = Date.now();
   const result = await build({
@@ -39,5 +42,5 @@ for (const [app, entries] of Object.entries(apps)) {
   const bytes = Object.entries(result.metafile.outputs)
     .filter(([file]) => file.endsWith('.js'))
     .map(([file, out]) => `${path.basename(file)} ${(out.bytes / 1024 / 1024).toFixed(1)} MB`);
-  console.log(`apps/${app}/dist: ${bytes.join(', ')} (${Date.now() - started} ms)`);
+  console.log(`${path.relative(process.cwd(), outdir) || '.'}: ${bytes.join(', ')} (${Date.now() - started} ms)`);
 }
