@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const name = `pds_data_tier_${process.pid}`;
   const url = await ensureDatabase(adminUrl, name);
   try {
-    migrate('gateway', url);
+    await migrate('gateway', url);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {

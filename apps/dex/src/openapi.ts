@@ -1,11 +1,12 @@
 // Dex's OpenAPI document: each feature's operation list (its `api.ts`), joined here.
 // A route added without its description fails apps/dex/test/openapi.test.ts.
-import { openApiDocument, openApiOperation, type ApiOperation } from '@pds/http';
+import { healthApi, openApiDocument, openApiOperation, type ApiOperation } from '@pds/http';
 import { appsApi } from './apps/api';
 import { registrationApi } from './registration/api';
 
 export const dexOperations: readonly ApiOperation[] = [
   openApiOperation,
+  ...healthApi,
   {
     method: 'get',
     path: '/publickey',

@@ -1,6 +1,6 @@
 // The gateway's OpenAPI document: every feature's operation list (its `api.ts`), joined here.
 // A route added without its description fails apps/gateway/test/openapi.test.ts.
-import { openApiDocument, openApiOperation, type ApiOperation } from '@pds/http';
+import { healthApi, openApiDocument, openApiOperation, type ApiOperation } from '@pds/http';
 import { applicationsApi } from './apps/api';
 import { authApi } from './auth/api';
 import { blobsApi } from './blobs/api';
@@ -11,6 +11,7 @@ import { usersApi } from './users/api';
 
 export const gatewayOperations: readonly ApiOperation[] = [
   openApiOperation,
+  ...healthApi,
   ...signupApi,
   ...authApi,
   ...usersApi,

@@ -10,3 +10,5 @@ export { Prisma as GatewayPrisma } from './generated/gateway/client';
 export { Prisma as DexPrisma } from './generated/dex/client';
 export * from './dex';
 export * from './key-rotation';
+export * from './migrations';
+export * from './readiness';

@@ -4,3 +4,6 @@ export * from './logger';
 export * from './middleware';
 export * from './openapi';
 export * from './outgoing';
+export * from './lifecycle';
+export * from './health';
+export * from './metrics';
