@@ -42,7 +42,20 @@ async function seed(client: pg.Client, instances: number): Promise<void> {
   const keys = await generateRsaKeyPair();
   const sealed = sealPrivateKey(keys.privateKeyPem, randomBytes(32));
   const hash = await hashPassword('correct-horse-battery-staple');
-  const record = JSON.stringify({ id: 'notes', title: 'Notes', namespace: 'notes', description: 'Keeps notes for you and your devices', logoUrl: 'https://notes.example/logo.png', url: 'https://notes.example', authUrl: '/auth', browser: false, category: 'app', setup: true, loginAvailable: true, dataRead: ['calendar'] });
+  const record = JSON.stringify({
+    id: 'notes',
+    title: 'Notes',
+    namespace: 'notes',
+    description: 'Keeps notes for you and your devices',
+    logoUrl: 'https://notes.example/logo.png',
+    url: 'https://notes.example',
+    authUrl: '/auth',
+    browser: false,
+    category: 'app',
+    setup: true,
+    loginAvailable: true,
+    dataRead: ['calendar'],
+  });
   // Row contents vary per row (md5 of the row number), so compression sees realistic, not repeated, text.
   await client.query(
     `INSERT INTO "Instance" (id, address, "publicKeyPem", "privateKeyEnc", "keyId", "dexState")

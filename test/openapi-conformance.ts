@@ -38,5 +38,8 @@ prototype.assert = function (error, res, fn) {
 };
 
 afterAll(() => {
-  if (problems.length > 0) throw new Error(`responses that differ from the OpenAPI documents (fix the api.ts or the route):\n${[...new Set(problems)].join('\n')}`);
+  if (problems.length > 0)
+    throw new Error(
+      `responses that differ from the OpenAPI documents (fix the api.ts or the route):\n${[...new Set(problems)].join('\n')}`,
+    );
 });

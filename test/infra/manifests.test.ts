@@ -48,7 +48,8 @@ describe('infra/Dockerfile', () => {
 
   it('keeps the build context free of local state and secrets', () => {
     const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n');
-    for (const entry of ['.git', '**/node_modules', '**/dist', '.data', '**/.env', 'infra/k8s/**/secrets.env']) expect(ignored).toContain(entry);
+    for (const entry of ['.git', '**/node_modules', '**/dist', '.data', '**/.env', 'infra/k8s/**/secrets.env'])
+      expect(ignored).toContain(entry);
   });
 
   it('names every process that Compose and Kubernetes start', () => {
@@ -79,7 +80,9 @@ describe('infra/compose', () => {
   });
 
   it('reads only variables that .env.example lists or that have a default, and commits no .env', () => {
-    const undocumented = [...variablesOf(readFileSync(COMPOSE, 'utf8'))].filter(([name, v]) => !v.hasDefault && !(name in example)).map(([name]) => name);
+    const undocumented = [...variablesOf(readFileSync(COMPOSE, 'utf8'))]
+      .filter(([name, v]) => !v.hasDefault && !(name in example))
+      .map(([name]) => name);
     expect(undocumented).toEqual([]);
     for (const secret of ['MASTER_KEY', 'POSTGRES_PASSWORD', 'REDIS_PASSWORD', 'S3_SECRET_KEY']) expect(example[secret]).toBe('');
     expect(tracked('infra/compose').filter((f) => f.endsWith('/.env') || f.includes('/tls/'))).toEqual([]);
@@ -114,7 +117,9 @@ describe('infra/compose', () => {
   it('routes the wildcard domain to both gateways and dex.<domain> to dex', () => {
     const nginx = join(INFRA, 'compose', 'nginx');
     const upstreams = readFileSync(join(nginx, 'snippets', 'upstreams.conf'), 'utf8');
-    const gateways = appServices().filter(([, s]) => (s.command as string[])[0] === 'apps/gateway/dist/main.js').map(([name]) => name);
+    const gateways = appServices()
+      .filter(([, s]) => (s.command as string[])[0] === 'apps/gateway/dist/main.js')
+      .map(([name]) => name);
     for (const gateway of gateways) expect(upstreams).toContain(`server ${gateway}:8080`);
     for (const mode of ['http', 'https']) {
       const template = readFileSync(join(nginx, `${mode}.conf.template`), 'utf8');
@@ -148,7 +153,8 @@ describe('infra/k8s (the example overlay)', () => {
   const podSpec = (o: K8sObject) => (o.spec as { template: { spec: Record<string, unknown> & { containers: Container[] } } }).template.spec;
   const podLabels = (o: K8sObject) => (o.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
   const workloads = () => [...ofKind('Deployment'), ...ofKind('Job')];
-  const matches = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
+  const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
+    Object.entries(selector).every(([k, v]) => labels[k] === v);
 
   it('validates every object against the Kubernetes schemas', () => {
     expect(objects.length).toBeGreaterThan(10);
@@ -172,7 +178,9 @@ describe('infra/k8s (the example overlay)', () => {
   }, 60_000);
 
   (onPath('kubectl') ? it : it.skip)('renders exactly as kubectl kustomize does', () => {
-    const rendered = parseAllDocuments(execFileSync('kubectl', ['kustomize', join(work, 'k8s', 'overlays', 'example')], { encoding: 'utf8' })).map((d) => d.toJS() as K8sObject);
+    const rendered = parseAllDocuments(
+      execFileSync('kubectl', ['kustomize', join(work, 'k8s', 'overlays', 'example')], { encoding: 'utf8' }),
+    ).map((d) => d.toJS() as K8sObject);
     const byName = (list: K8sObject[]) => Object.fromEntries(list.map((o) => [`${o.kind}/${o.metadata.name}`, o]));
     expect(isDeepStrictEqual(byName(objects), byName(rendered))).toBe(true);
   });
@@ -180,10 +188,17 @@ describe('infra/k8s (the example overlay)', () => {
   it('runs every container read-only, non-root, without privilege escalation or capabilities, with /tmp on an emptyDir', () => {
     for (const workload of workloads()) {
       const spec = podSpec(workload);
-      expect([workload.metadata.name, spec.automountServiceAccountToken, (spec.securityContext as { runAsNonRoot?: boolean }).runAsNonRoot]).toEqual([workload.metadata.name, false, true]);
+      expect([
+        workload.metadata.name,
+        spec.automountServiceAccountToken,
+        (spec.securityContext as { runAsNonRoot?: boolean }).runAsNonRoot,
+      ]).toEqual([workload.metadata.name, false, true]);
       const tmp = (spec.volumes as { name: string; emptyDir?: object }[]).find((v) => v.emptyDir);
       for (const c of containersOf(workload)) {
-        expect([c.name, c.securityContext]).toEqual([c.name, { readOnlyRootFilesystem: true, runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } }]);
+        expect([c.name, c.securityContext]).toEqual([
+          c.name,
+          { readOnlyRootFilesystem: true, runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+        ]);
         expect((c.volumeMounts as { name: string; mountPath: string }[]).find((m) => m.mountPath === '/tmp')?.name).toBe(tmp?.name);
       }
     }
@@ -202,16 +217,24 @@ describe('infra/k8s (the example overlay)', () => {
   it('runs at least two gateways, scaled by an HPA and kept up by a PodDisruptionBudget', () => {
     const gateway = named('Deployment', 'pds-gateway');
     expect((gateway.spec as { replicas: number }).replicas).toBeGreaterThanOrEqual(2);
-    const hpa = ofKind('HorizontalPodAutoscaler').find((h) => (h.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name === 'pds-gateway');
+    const hpa = ofKind('HorizontalPodAutoscaler').find(
+      (h) => (h.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name === 'pds-gateway',
+    );
     expect((hpa?.spec as { minReplicas: number }).minReplicas).toBeGreaterThanOrEqual(2);
-    const pdb = ofKind('PodDisruptionBudget').find((p) => matches((p.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels, podLabels(gateway)));
+    const pdb = ofKind('PodDisruptionBudget').find((p) =>
+      matches((p.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels, podLabels(gateway)),
+    );
     expect((pdb?.spec as { minAvailable: number }).minAvailable).toBeGreaterThanOrEqual(1);
   });
 
   it('probes gateway and dex: readiness on /readyz, liveness on /healthz; workers: liveness on /healthz of the metrics port', () => {
     for (const name of ['pds-gateway', 'pds-dex']) {
       const [c] = podSpec(named('Deployment', name)).containers;
-      expect([name, (c!.readinessProbe as { httpGet: { path: string } }).httpGet.path, (c!.livenessProbe as { httpGet: { path: string } }).httpGet.path]).toEqual([name, '/readyz', '/healthz']);
+      expect([
+        name,
+        (c!.readinessProbe as { httpGet: { path: string } }).httpGet.path,
+        (c!.livenessProbe as { httpGet: { path: string } }).httpGet.path,
+      ]).toEqual([name, '/readyz', '/healthz']);
     }
     for (const name of ['pds-gateway-worker', 'pds-dex-worker']) {
       const [c] = podSpec(named('Deployment', name)).containers;
@@ -223,16 +246,15 @@ describe('infra/k8s (the example overlay)', () => {
     const job = named('Job', 'pds-migrate');
     expect(job.metadata.annotations?.['argocd.argoproj.io/hook']).toBe('PreSync');
     expect(podSpec(job).restartPolicy).toBe('Never');
-    expect(containersOf(job).map((c) => c.args)).toEqual([
-      ['apps/gateway/dist/migrate.js'],
-      ['apps/dex/dist/migrate.js'],
-    ]);
+    expect(containersOf(job).map((c) => c.args)).toEqual([['apps/gateway/dist/migrate.js'], ['apps/dex/dist/migrate.js']]);
   });
 
   it('refers only to ConfigMaps, Secrets and Services that exist, and keeps each database to its own processes', () => {
     for (const workload of workloads()) {
       for (const c of containersOf(workload)) {
-        const refs = (c.envFrom as { configMapRef?: { name: string }; secretRef?: { name: string } }[]).map((e) => (e.configMapRef ? ['ConfigMap', e.configMapRef.name] : ['Secret', e.secretRef!.name]));
+        const refs = (c.envFrom as { configMapRef?: { name: string }; secretRef?: { name: string } }[]).map((e) =>
+          e.configMapRef ? ['ConfigMap', e.configMapRef.name] : ['Secret', e.secretRef!.name],
+        );
         for (const [kind, name] of refs) expect(() => named(kind!, name!)).not.toThrow();
         const secrets = refs.filter(([kind]) => kind === 'Secret').map(([, name]) => name);
         expect([c.name, secrets.includes('pds-gateway-secrets') && secrets.includes('pds-dex-secrets')]).toEqual([c.name, false]);
@@ -248,7 +270,11 @@ describe('infra/k8s (the example overlay)', () => {
 
   it('routes the cluster domain, every instance address and dex through the Ingress', () => {
     const domain = (named('ConfigMap', 'pds-config').data as Record<string, string>).CLUSTER_DOMAIN;
-    const rules = (named('Ingress', 'pds').spec as { rules: { host: string; http: { paths: { backend: { service: { name: string; port: { name: string } } } }[] } }[] }).rules;
+    const rules = (
+      named('Ingress', 'pds').spec as {
+        rules: { host: string; http: { paths: { backend: { service: { name: string; port: { name: string } } } }[] } }[];
+      }
+    ).rules;
     const backend = (host: string) => rules.find((r) => r.host === host)?.http.paths[0]?.backend.service;
     expect(backend(domain!)?.name).toBe('pds-gateway');
     expect(backend(`*.${domain}`)?.name).toBe('pds-gateway');
@@ -260,12 +286,18 @@ describe('infra/k8s (the example overlay)', () => {
   });
 
   it('labels what the migration Job needs, so it can be applied before the Job', () => {
-    const config = objects.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'config').map((o) => `${o.kind}/${o.metadata.name}`);
+    const config = objects
+      .filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'config')
+      .map((o) => `${o.kind}/${o.metadata.name}`);
     const job = named('Job', 'pds-migrate');
     const needed = [
       `ServiceAccount/${podSpec(job).serviceAccountName as string}`,
       'Namespace/pds',
-      ...containersOf(job).flatMap((c) => (c.envFrom as { configMapRef?: { name: string }; secretRef?: { name: string } }[]).map((e) => (e.configMapRef ? `ConfigMap/${e.configMapRef.name}` : `Secret/${e.secretRef!.name}`))),
+      ...containersOf(job).flatMap((c) =>
+        (c.envFrom as { configMapRef?: { name: string }; secretRef?: { name: string } }[]).map((e) =>
+          e.configMapRef ? `ConfigMap/${e.configMapRef.name}` : `Secret/${e.secretRef!.name}`,
+        ),
+      ),
     ];
     expect(needed.filter((n) => !config.includes(n))).toEqual([]);
   });
@@ -278,7 +310,11 @@ describe('infra/k8s (the example overlay)', () => {
       const real = example.replace(/\.example$/, '');
       expect(execFileSync('git', ['check-ignore', real], { cwd: ROOT, encoding: 'utf8' }).trim()).toBe(real);
     }
-    expect(ofKind('Secret').map((s) => s.metadata.name).sort()).toEqual(['pds-dex-secrets', 'pds-gateway-secrets', 'pds-shared-secrets']);
+    expect(
+      ofKind('Secret')
+        .map((s) => s.metadata.name)
+        .sort(),
+    ).toEqual(['pds-dex-secrets', 'pds-gateway-secrets', 'pds-shared-secrets']);
     expect(existsSync(join(OVERLAY, 'kustomization.yaml'))).toBe(true);
   });
 });

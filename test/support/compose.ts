@@ -7,16 +7,19 @@ import { parse } from 'yaml';
 
 /** `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:?error}`, `${VAR?error}` and `$$`, as Compose interpolates them. */
 export function interpolate(text: string, env: Record<string, string>, missing: Set<string> = new Set()): string {
-  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])((?:[^{}]|\{[^{}]*\})*))?\}/g, (match, name?: string, op?: string, arg?: string) => {
-    if (match === '$$') return '$';
-    const value = env[name!];
-    const empty = value === undefined || (op?.startsWith(':') && value === '');
-    if (!empty) return value!;
-    if (op?.endsWith('-')) return interpolate(arg ?? '', env, missing);
-    if (op?.endsWith('?')) throw new Error(`${name} is required: ${arg}`);
-    missing.add(name!);
-    return '';
-  });
+  return text.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])((?:[^{}]|\{[^{}]*\})*))?\}/g,
+    (match, name?: string, op?: string, arg?: string) => {
+      if (match === '$$') return '$';
+      const value = env[name!];
+      const empty = value === undefined || (op?.startsWith(':') && value === '');
+      if (!empty) return value!;
+      if (op?.endsWith('-')) return interpolate(arg ?? '', env, missing);
+      if (op?.endsWith('?')) throw new Error(`${name} is required: ${arg}`);
+      missing.add(name!);
+      return '';
+    },
+  );
 }
 
 /** Every variable a Compose file reads, with whether it has a default. */

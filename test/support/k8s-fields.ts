@@ -35,7 +35,10 @@ export function unknownFieldProblems(objects: K8sObject[], projectDir: string): 
     name === file ? ts.createSourceFile(name, source, language) : getSourceFile(name, language, onError, create);
   const program = ts.createProgram([file], OPTIONS, host);
   return ts.getPreEmitDiagnostics(program).map((d) => {
-    const index = d.file && d.start !== undefined ? Number(/export const o(\d+)/.exec(source.slice(source.lastIndexOf('export const o', d.start)))?.[1]) : NaN;
+    const index =
+      d.file && d.start !== undefined
+        ? Number(/export const o(\d+)/.exec(source.slice(source.lastIndexOf('export const o', d.start)))?.[1])
+        : NaN;
     const where = Number.isNaN(index) ? '' : `${objects[index]!.kind} ${objects[index]!.metadata.name}: `;
     return where + ts.flattenDiagnosticMessageText(d.messageText, ' ');
   });

@@ -30,7 +30,17 @@ interface Kustomization {
   patches?: { path: string }[];
 }
 
-const SUPPORTED = new Set(['apiVersion', 'kind', 'resources', 'namespace', 'images', 'configMapGenerator', 'secretGenerator', 'generatorOptions', 'patches']);
+const SUPPORTED = new Set([
+  'apiVersion',
+  'kind',
+  'resources',
+  'namespace',
+  'images',
+  'configMapGenerator',
+  'secretGenerator',
+  'generatorOptions',
+  'patches',
+]);
 const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'PersistentVolume', 'StorageClass', 'IngressClass']);
 
 export function loadYaml(file: string): K8sObject[] {
@@ -51,8 +61,12 @@ export function kustomize(dir: string): K8sObject[] {
     const path = join(dir, resource);
     objects.push(...(statSync(path).isDirectory() ? kustomize(path) : loadYaml(path)));
   }
-  const generators = [...(k.configMapGenerator ?? []).map((g) => ['ConfigMap', g] as const), ...(k.secretGenerator ?? []).map((g) => ['Secret', g] as const)];
-  if (generators.length && !k.generatorOptions?.disableNameSuffixHash) throw new Error(`${dir}: the test renderer needs disableNameSuffixHash`);
+  const generators = [
+    ...(k.configMapGenerator ?? []).map((g) => ['ConfigMap', g] as const),
+    ...(k.secretGenerator ?? []).map((g) => ['Secret', g] as const),
+  ];
+  if (generators.length && !k.generatorOptions?.disableNameSuffixHash)
+    throw new Error(`${dir}: the test renderer needs disableNameSuffixHash`);
   for (const [kind, generator] of generators) generate(objects, kind, generator, dir, k.generatorOptions?.labels);
   for (const { path } of k.patches ?? []) {
     for (const patch of loadYaml(join(dir, path))) {
@@ -66,7 +80,13 @@ export function kustomize(dir: string): K8sObject[] {
   return objects;
 }
 
-function generate(objects: K8sObject[], kind: 'ConfigMap' | 'Secret', generator: Generator, dir: string, labels?: Record<string, string>): void {
+function generate(
+  objects: K8sObject[],
+  kind: 'ConfigMap' | 'Secret',
+  generator: Generator,
+  dir: string,
+  labels?: Record<string, string>,
+): void {
   const entries: [string, string][] = [
     ...(generator.literals ?? []).map(pair),
     ...(generator.envs ?? []).flatMap((file) =>
@@ -77,7 +97,9 @@ function generate(objects: K8sObject[], kind: 'ConfigMap' | 'Secret', generator:
         .map(pair),
     ),
   ];
-  const data = Object.fromEntries(kind === 'Secret' ? entries.map(([key, value]) => [key, Buffer.from(value).toString('base64')]) : entries);
+  const data = Object.fromEntries(
+    kind === 'Secret' ? entries.map(([key, value]) => [key, Buffer.from(value).toString('base64')]) : entries,
+  );
   const existing = objects.find((o) => o.kind === kind && o.metadata.name === generator.name);
   if (generator.behavior === 'merge') {
     if (!existing) throw new Error(`${dir}: no ${kind} ${generator.name} to merge into`);
@@ -85,7 +107,13 @@ function generate(objects: K8sObject[], kind: 'ConfigMap' | 'Secret', generator:
     return;
   }
   if (existing) throw new Error(`${dir}: ${kind} ${generator.name} exists already`);
-  objects.push({ apiVersion: 'v1', kind, metadata: { name: generator.name, ...(labels ? { labels } : {}) }, ...(kind === 'Secret' ? { type: 'Opaque' } : {}), data });
+  objects.push({
+    apiVersion: 'v1',
+    kind,
+    metadata: { name: generator.name, ...(labels ? { labels } : {}) },
+    ...(kind === 'Secret' ? { type: 'Opaque' } : {}),
+    data,
+  });
 }
 
 function pair(text: string): [string, string] {

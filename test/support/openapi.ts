@@ -58,7 +58,12 @@ export function responseChecker(doc: Doc): (res: Response) => string[] {
   const templates = Object.keys(doc.paths).map((path) => ({
     path,
     // A `{name}` is one segment, except a wildcard's last one (`{endpoint}` of the data tables), which may hold several.
-    pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}$/, '.+').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`),
+    pattern: new RegExp(
+      `^${path
+        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\\?\{[^}]+\\?\}$/, '.+')
+        .replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`,
+    ),
   }));
   const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
   return (res) => {
@@ -67,13 +72,18 @@ export function responseChecker(doc: Doc): (res: Response) => string[] {
     const path = decodeURIComponent(req.path.split('?')[0]!);
     const label = `${req.method} ${path} → ${res.status}`;
     // The most specific template wins: /users/access_token/validate before /users/access_token/{…}.
-    const template = templates.filter((t) => t.pattern.test(path) && doc.paths[t.path]![method]).sort((a, b) => literalLength(b.path) - literalLength(a.path))[0];
+    const template = templates
+      .filter((t) => t.pattern.test(path) && doc.paths[t.path]![method])
+      .sort((a, b) => literalLength(b.path) - literalLength(a.path))[0];
     if (!template) return [`${label}: no documented operation`];
     const operation = doc.paths[template.path]![method]!;
     const response = operation.responses[String(res.status)] ?? operation.responses[`${String(res.status)[0]}XX`];
     if (!response) return [`${label}: status not documented for ${template.path}`];
     const json = response.content?.['application/json'];
-    if (!json) return String(res.headers['content-type'] ?? '').startsWith('application/json') && res.text ? [`${label}: JSON body where none is documented`] : [];
+    if (!json)
+      return String(res.headers['content-type'] ?? '').startsWith('application/json') && res.text
+        ? [`${label}: JSON body where none is documented`]
+        : [];
     if (!String(res.headers['content-type'] ?? '').startsWith('application/json')) return [`${label}: expected a JSON body`];
     const key = `${method} ${template.path} ${res.status}`;
     const validate = compiled.get(key) ?? ajv.compile(resolvable(json.schema));
@@ -84,7 +94,8 @@ export function responseChecker(doc: Doc): (res: Response) => string[] {
 
 // A schema inside the document refers to `#/components/schemas/X`; alone, ajv knows X by an id of its own.
 const COMPONENT_ID = 'urn:openapi:component:';
-const resolvable = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${COMPONENT_ID}`)) as object;
+const resolvable = (schema: unknown) =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${COMPONENT_ID}`)) as object;
 
 function addComponents(ajv: Ajv2020, doc: Doc): void {
   for (const [name, schema] of Object.entries(doc.components.schemas ?? {})) ajv.addSchema(resolvable(schema), COMPONENT_ID + name);

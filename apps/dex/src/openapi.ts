@@ -24,7 +24,11 @@ let built: Record<string, unknown> | undefined;
 /** Built once per process: every app instance (tests make many) serves the same document. */
 export function dexOpenApi(): Record<string, unknown> {
   return (built ??= openApiDocument(
-    { title: 'PDS dex', version: '3', description: 'The exchange: instance registration and certified applications. Errors are `{error, message}`.' },
+    {
+      title: 'PDS dex',
+      version: '3',
+      description: 'The exchange: instance registration and certified applications. Errors are `{error, message}`.',
+    },
     dexOperations,
   ));
 }

@@ -17,7 +17,9 @@ describe('rotating the master key', () => {
       expect(await resealDexKey(db, (sealed) => resealPrivateKey(sealed, current, next))).toBe(1);
       const reopened = await loadOrCreateDexKeys(repo, next);
       expect(reopened.keyId).toBe(original.keyId);
-      expect(reopened.privateKey.export({ type: 'pkcs8', format: 'pem' })).toBe(original.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+      expect(reopened.privateKey.export({ type: 'pkcs8', format: 'pem' })).toBe(
+        original.privateKey.export({ type: 'pkcs8', format: 'pem' }),
+      );
       await expect(loadOrCreateDexKeys(repo, current)).rejects.toThrow();
     } finally {
       await db.$disconnect();

@@ -29,7 +29,17 @@ describe('the dex OpenAPI document', () => {
     const [keyFetch, appPush, keyFetchEvents] = [keyFetchProducer(queue), appPushProducer(queue), queueEvents(QUEUE_NAMES.keyFetch, queue)];
     const pem = await generateRsaKeyPair();
     const config = loadConfig({ LOG_LEVEL: 'silent', CLUSTER_DOMAIN: 'pds.test' });
-    ({ app } = createDexApp({ config, db, redis, logger: createLogger({ level: 'silent' }), keys: signingKeys(pem.keyId, pem.privateKeyPem), keyFetch, keyFetchEvents, appPush, registerWaitMs: 100 }));
+    ({ app } = createDexApp({
+      config,
+      db,
+      redis,
+      logger: createLogger({ level: 'silent' }),
+      keys: signingKeys(pem.keyId, pem.privateKeyPem),
+      keyFetch,
+      keyFetchEvents,
+      appPush,
+      registerWaitMs: 100,
+    }));
     close = async () => {
       await keyFetchEvents.close();
       await keyFetch.close();

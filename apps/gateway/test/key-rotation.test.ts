@@ -18,7 +18,16 @@ describe('rotating the master key', () => {
   afterAll(() => gw.close());
 
   const gatewayWithKey = (masterKey: Buffer) =>
-    createApp({ config: gw.config, db: gw.db, redis: gw.redis, logger: createLogger({ level: 'silent' }), masterKey, dexRegistration: gw.dexRegistration, blobStore: gw.blobStore, redisPrefix: gw.redisPrefix }).app;
+    createApp({
+      config: gw.config,
+      db: gw.db,
+      redis: gw.redis,
+      logger: createLogger({ level: 'silent' }),
+      masterKey,
+      dexRegistration: gw.dexRegistration,
+      blobStore: gw.blobStore,
+      redisPrefix: gw.redisPrefix,
+    }).app;
 
   it('re-seals every instance key, keeping the key itself, and the instances work under the new key only', async () => {
     const current = gw.config.MASTER_KEY as Buffer;
@@ -33,9 +42,16 @@ describe('rotating the master key', () => {
     expect(() => openPrivateKey(after[0]!.privateKeyEnc, current)).toThrow();
     const app = gatewayWithKey(next);
     for (const owner of owners) {
-      const login = await request(app).get('/users/access_token').set('Host', owner.address).set('username', owner.username).set('password', STRONG_PASSWORD);
+      const login = await request(app)
+        .get('/users/access_token')
+        .set('Host', owner.address)
+        .set('username', owner.username)
+        .set('password', STRONG_PASSWORD);
       expect(login.status).toBe(200);
-      expect((await request(app).get('/users/access_token/validate').set('Host', owner.address).set('X-Auth-Token', login.body.accessToken)).status).toBe(200);
+      expect(
+        (await request(app).get('/users/access_token/validate').set('Host', owner.address).set('X-Auth-Token', login.body.accessToken))
+          .status,
+      ).toBe(200);
     }
     // Run again: everything is under the new key already.
     expect(await resealInstanceKeys(gw.db, (sealed) => resealPrivateKey(sealed, current, next))).toBe(0);

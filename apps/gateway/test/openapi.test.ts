@@ -63,8 +63,18 @@ describe('the gateway OpenAPI document', () => {
     const owner = as(alice.token);
 
     // Sign-up (201 and 409), login, validation and the instance root.
-    await seen(request(gw.app).post('/api/signup').set('Host', CLUSTER).send({ fullName: 'Carol Example', username: 'carol', email: 'c@example.com', pass: STRONG_PASSWORD, passRepeat: STRONG_PASSWORD }));
-    await seen(request(gw.app).post('/api/signup').set('Host', CLUSTER).send({ fullName: 'Carol Example', username: 'carol', email: 'c@example.com', pass: STRONG_PASSWORD, passRepeat: STRONG_PASSWORD }));
+    await seen(
+      request(gw.app)
+        .post('/api/signup')
+        .set('Host', CLUSTER)
+        .send({ fullName: 'Carol Example', username: 'carol', email: 'c@example.com', pass: STRONG_PASSWORD, passRepeat: STRONG_PASSWORD }),
+    );
+    await seen(
+      request(gw.app)
+        .post('/api/signup')
+        .set('Host', CLUSTER)
+        .send({ fullName: 'Carol Example', username: 'carol', email: 'c@example.com', pass: STRONG_PASSWORD, passRepeat: STRONG_PASSWORD }),
+    );
     await seen(request(gw.app).post('/api/signup').set('Host', CLUSTER).send({ username: 'x' }));
     await seen(request(gw.app).get('/users/access_token').set('Host', host).set('username', 'alice').set('password', STRONG_PASSWORD));
     await seen(request(gw.app).get('/users/access_token').set('Host', host).set('username', 'alice').set('password', 'wrong'));
@@ -88,7 +98,14 @@ describe('the gateway OpenAPI document', () => {
     const upload = await owner.post('/api/v2.6/files/upload', { name: 'doc.txt', source: 'openapi', tags: ['t'], title: 'A doc' });
     const fileId = upload.body.fileId as string;
     const address = new URL(upload.body.contentUrl as string);
-    await seen(request(gw.app).put(address.pathname).set('Host', host).set('x-amz-server-side-encryption', 'AES256').set('Content-Type', 'text/plain').send('hello'));
+    await seen(
+      request(gw.app)
+        .put(address.pathname)
+        .set('Host', host)
+        .set('x-amz-server-side-encryption', 'AES256')
+        .set('Content-Type', 'text/plain')
+        .send('hello'),
+    );
     await seen(request(gw.app).put(address.pathname).set('Host', host).set('Content-Type', 'text/plain').send('hello'));
     await owner.put(`/api/v2.6/files/file/${fileId}/complete`);
     await owner.get(`/api/v2.6/files/file/${fileId}`);
@@ -103,11 +120,27 @@ describe('the gateway OpenAPI document', () => {
     await owner.post('/api/v2.6/files/search?take=0', {});
     const content = await owner.get(`/api/v2.6/files/content/${fileId}`);
     expect(content.status).toBe(303);
-    await seen(request(gw.app).get(new URL(content.headers.location as string).pathname).set('Host', host));
+    await seen(
+      request(gw.app)
+        .get(new URL(content.headers.location as string).pathname)
+        .set('Host', host),
+    );
 
     // Applications: a push signed by dex's key, set-up, its token, its data.
-    await seen(request(gw.app).put('/api/dex/applications/notes').set('Host', host).set('X-Auth-Token', pushToken(gw, dex, host)).send({ version: 1, record: appRecord('notes') }));
-    await seen(request(gw.app).put('/api/dex/applications/notes').set('Host', host).set('X-Auth-Token', 'not-a-token').send({ version: 1, record: appRecord('notes') }));
+    await seen(
+      request(gw.app)
+        .put('/api/dex/applications/notes')
+        .set('Host', host)
+        .set('X-Auth-Token', pushToken(gw, dex, host))
+        .send({ version: 1, record: appRecord('notes') }),
+    );
+    await seen(
+      request(gw.app)
+        .put('/api/dex/applications/notes')
+        .set('Host', host)
+        .set('X-Auth-Token', 'not-a-token')
+        .send({ version: 1, record: appRecord('notes') }),
+    );
     await owner.get('/api/v2.6/applications');
     await owner.get('/api/v2.6/applications/notes');
     await owner.post('/api/v2.6/applications/notes/setup');

@@ -83,7 +83,7 @@ const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'header',
     name: 'X-Auth-Token',
-    description: 'A dex-signed service token (dex → instance app pushes), or for dex itself an administrator\'s instance token.',
+    description: "A dex-signed service token (dex → instance app pushes), or for dex itself an administrator's instance token.",
   },
 } as const;
 
@@ -96,7 +96,13 @@ function parametersOf(op: ApiOperation, params: { name: string; wildcard: boolea
     ...(wildcard ? { description: 'One or more path segments joined by "/"' } : {}),
   }));
   const query = op.query ? queryParameters(op.query) : [];
-  const headers = (op.headers ?? []).map((h) => ({ name: h.name, in: 'header', required: h.required ?? false, description: h.description, schema: { type: 'string' } }));
+  const headers = (op.headers ?? []).map((h) => ({
+    name: h.name,
+    in: 'header',
+    required: h.required ?? false,
+    description: h.description,
+    schema: { type: 'string' },
+  }));
   return [...path, ...query, ...headers];
 }
 
@@ -123,7 +129,10 @@ function responsesOf(op: ApiOperation): Record<string, unknown> {
           : undefined;
     responses[status] = { description: response.description, ...(content ? { content } : {}) };
   }
-  responses['4XX'] = { description: 'Refused: `{error, message}` says why (bad input, no or wrong token, not found, rate limited …)', content: errorContent };
+  responses['4XX'] = {
+    description: 'Refused: `{error, message}` says why (bad input, no or wrong token, not found, rate limited …)',
+    content: errorContent,
+  };
   responses['5XX'] = { description: 'A dependency is unavailable (503) or an unexpected error occurred', content: errorContent };
   return responses;
 }
@@ -132,7 +141,11 @@ function operationObject(op: ApiOperation, params: { name: string; wildcard: boo
   const requestBody = op.body
     ? { required: true, content: { 'application/json': { schema: jsonSchemaOf(op.body, 'input') } } }
     : op.rawBody
-      ? { required: true, description: op.rawBody.description, content: { [op.rawBody.contentType]: { schema: { type: 'string', contentMediaType: op.rawBody.contentType } } } }
+      ? {
+          required: true,
+          description: op.rawBody.description,
+          content: { [op.rawBody.contentType]: { schema: { type: 'string', contentMediaType: op.rawBody.contentType } } },
+        }
       : undefined;
   const parameters = parametersOf(op, params);
   return {
@@ -202,4 +215,5 @@ export function notApi<T extends object>(handler: T): T {
   return handler;
 }
 
-export const isNotApi = (handler: unknown): boolean => typeof handler === 'function' && (handler as unknown as Record<symbol, unknown>)[NOT_API] === true;
+export const isNotApi = (handler: unknown): boolean =>
+  typeof handler === 'function' && (handler as unknown as Record<symbol, unknown>)[NOT_API] === true;

@@ -4,7 +4,20 @@ import { z } from 'zod';
 import { openApiDocument, openApiPath, type ApiOperation } from '../src/openapi';
 
 const info = { title: 't', version: '1', description: 'd' };
-type Doc = { paths: Record<string, Record<string, { parameters?: { name: string; in: string; required: boolean }[]; requestBody?: { content: Record<string, { schema: Record<string, unknown> }> }; responses: Record<string, unknown>; security: unknown[] }>> };
+type Doc = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { name: string; in: string; required: boolean }[];
+        requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
+        responses: Record<string, unknown>;
+        security: unknown[];
+      }
+    >
+  >;
+};
 
 describe('openApiPath', () => {
   it('turns express parameters and wildcards into OpenAPI ones', () => {
@@ -38,12 +51,20 @@ describe('openApiDocument', () => {
       const operation = doc.paths[path]!.post!;
       expect(operation.parameters).toEqual([
         { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
-        { name: 'take', in: 'query', required: false, schema: { type: 'integer', maximum: 5, default: 1, minimum: expect.any(Number) as number } },
+        {
+          name: 'take',
+          in: 'query',
+          required: false,
+          schema: { type: 'integer', maximum: 5, default: 1, minimum: expect.any(Number) as number },
+        },
       ]);
       const schema = operation.requestBody!.content['application/json']!.schema;
       expect(schema.required).toEqual(['name', 'when']);
       expect((schema.properties as Record<string, unknown>).when).toEqual({ type: ['number', 'string'] });
-      expect(operation.responses['4XX']).toEqual({ description: expect.any(String) as string, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+      expect(operation.responses['4XX']).toEqual({
+        description: expect.any(String) as string,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      });
       expect(operation.security).toEqual([{ instanceToken: [] }]);
     }
   });

@@ -24,11 +24,14 @@ const app = (method: ApiOperation['method'], path: string, summary: string, desc
 });
 
 export const applicationsApi: ApiOperation[] = [
-  { ...app('get', '', 'List the applications dex pushed to the instance'), responses: { 200: { description: 'Every application', body: z.array(applicationBody) } } },
+  {
+    ...app('get', '', 'List the applications dex pushed to the instance'),
+    responses: { 200: { description: 'Every application', body: z.array(applicationBody) } },
+  },
   app('get', '/:appId', 'One application', 'The owner, or the application itself.'),
   // The original's clients call setup and disable with GET as well as POST.
   ...(['get', 'post'] as const).flatMap((method) => [
-    app(method, '/:appId/setup', "Set the application up: its account and permission sets (again: adopts the newest record)"),
+    app(method, '/:appId/setup', 'Set the application up: its account and permission sets (again: adopts the newest record)'),
     app(method, '/:appId/disable', 'Disable the application: its tokens are refused from the next request'),
   ]),
   {
@@ -41,7 +44,8 @@ export const applicationsApi: ApiOperation[] = [
     tag: 'applications',
     auth: 'dexServiceToken',
     summary: 'Dex → instance: deliver a certified application record',
-    description: 'Called by the dex worker with a dex-signed service token for this instance; an older version than the stored one is ignored.',
+    description:
+      'Called by the dex worker with a dex-signed service token for this instance; an older version than the stored one is ignored.',
     body: pushSchema,
     responses: {
       200: { description: 'Stored, or ignored as older', body: z.object({ message: z.string(), appId: z.string(), version: z.int() }) },

@@ -2,7 +2,8 @@
 import { BLOB_ROUTE, SSE_HEADER, SSE_VALUE } from '@pds/storage';
 import type { ApiOperation } from '@pds/http';
 
-const signed = 'The address comes from an upload or file call; its token authorises one method on one object until it expires (403 otherwise). Only with STORAGE=local: with S3 the addresses point at the store.';
+const signed =
+  'The address comes from an upload or file call; its token authorises one method on one object until it expires (403 otherwise). Only with STORAGE=local: with S3 the addresses point at the store.';
 
 export const blobsApi: ApiOperation[] = [
   {

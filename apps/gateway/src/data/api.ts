@@ -8,7 +8,10 @@ const TABLE = '/api/v2.6/data/:namespace/*endpoint';
 const record = z.object({ endpoint: z.string().describe('namespace/endpoint'), recordId: z.uuid(), data: z.unknown() });
 const grantBody = z.object({ userId: z.uuid(), namespace: z.string(), endpoint: z.string(), access: z.enum(['read', 'write']) });
 // parseRecords checks bodies by hand (size and depth while walking), so this object only documents them.
-const recordsInput = z.union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_RECORDS_PER_REQUEST)]);
+const recordsInput = z.union([
+  z.record(z.string(), z.unknown()),
+  z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_RECORDS_PER_REQUEST),
+]);
 const access = 'The owner; an application within its permission sets (write: its own namespace); a user with a data grant.';
 
 export const dataApi: ApiOperation[] = [
@@ -30,7 +33,9 @@ export const dataApi: ApiOperation[] = [
     summary: 'Store one record, or several all or nothing',
     description: access,
     body: recordsInput,
-    responses: { 201: { description: 'The stored record, or the array of them when an array was sent', body: z.union([record, z.array(record)]) } },
+    responses: {
+      201: { description: 'The stored record, or the array of them when an array was sent', body: z.union([record, z.array(record)]) },
+    },
   },
   {
     method: 'delete',

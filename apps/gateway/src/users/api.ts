@@ -34,17 +34,15 @@ export const usersApi: ApiOperation[] = [
     description: ownerOnly,
     responses: { 200: { description: 'Every account', body: z.array(userBody) } },
   },
-  ...(['disable', 'enable'] as const).map(
-    (action): ApiOperation => ({
-      method: 'put',
-      path: `/users/user/:userId/${action}`,
-      tag: 'users',
-      auth: 'instanceToken',
-      summary: `${action === 'disable' ? 'Disable' : 'Enable'} an account`,
-      description: `${ownerOnly} Takes effect on the account's next request.`,
-      responses: { 200: { description: 'The account', body: userBody } },
-    }),
-  ),
+  ...(['disable', 'enable'] as const).map((action): ApiOperation => ({
+    method: 'put',
+    path: `/users/user/:userId/${action}`,
+    tag: 'users',
+    auth: 'instanceToken',
+    summary: `${action === 'disable' ? 'Disable' : 'Enable'} an account`,
+    description: `${ownerOnly} Takes effect on the account's next request.`,
+    responses: { 200: { description: 'The account', body: userBody } },
+  })),
   {
     method: 'delete',
     path: '/users/user/:userId',
