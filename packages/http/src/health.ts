@@ -76,8 +76,14 @@ export const healthApi: ApiOperation[] = [
     auth: 'none',
     summary: 'PostgreSQL, Redis and the store answer and the migrations are applied (any Host, no token)',
     responses: {
-      200: { description: 'Ready, with each check', body: z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.literal('ok')) }) },
-      503: { description: 'Not ready: the message and `checks` name what is down', body: z.object({ error: z.string(), message: z.string(), checks: z.record(z.string(), z.string()) }) },
+      200: {
+        description: 'Ready, with each check',
+        body: z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.literal('ok')) }),
+      },
+      503: {
+        description: 'Not ready: the message and `checks` name what is down',
+        body: z.object({ error: z.string(), message: z.string(), checks: z.record(z.string(), z.string()) }),
+      },
     },
   },
 ];
