@@ -1,16 +1,14 @@
 // `node apps/gateway/dist/rotate-key.js`: re-seals every instance's private key from MASTER_KEY
 // (the current key) to NEW_MASTER_KEY in the gateway database. Stop the cluster first; then run dex's
 // rotate-key.js, and start everything with the new key (docs/deploy.md, "Rotating the master key").
-import { loadConfig, loadConfigFor } from '@pds/config';
+import { loadConfigFor } from '@pds/config';
 import { createGatewayDb, resealInstanceKeys } from '@pds/db';
 import { resealPrivateKey } from '@pds/tokens';
 
 async function main(): Promise<void> {
-  const config = loadConfigFor('gateway-migrate');
-  // Parsed by the same rule as MASTER_KEY (32 bytes, hex or base64).
-  const next = loadConfig({ MASTER_KEY: process.env.NEW_MASTER_KEY }).MASTER_KEY;
-  const current = config.MASTER_KEY;
-  if (!current || !next) throw new Error('MASTER_KEY (the current key) and NEW_MASTER_KEY are required');
+  // MASTER_KEY is the current key; NEW_MASTER_KEY the one to re-seal under (both 32 bytes, hex or base64).
+  const config = loadConfigFor('gateway-rotate-key');
+  const [current, next] = [config.MASTER_KEY, config.NEW_MASTER_KEY];
   if (config.STORAGE === 'local') {
     throw new Error('STORAGE=local: stored files are encrypted under a key derived from MASTER_KEY, which this tool does not re-encrypt');
   }
