@@ -6,6 +6,7 @@ import { FileRepository, InstanceRepository, UserRepository, type GatewayDb } fr
 import { createBaseApp, finishApp, healthRoutes, openApiRoutes, type Logger, type Metrics } from '@pds/http';
 import { BLOB_ROUTE, LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
+import { LoginService } from './auth/login';
 import { LoginLimiter } from './auth/login-limit';
 import { authenticate } from './auth/middleware';
 import { authRoutes } from './auth/routes';
@@ -83,7 +84,7 @@ export function createApp(deps: GatewayDeps): Gateway {
   // Dex pushes carry a dex service token in X-Auth-Token, which instance authentication would refuse.
   app.use(apps.pushRoutes);
   // The token routes read and judge tokens themselves (validate must say why a token is refused).
-  app.use(authRoutes(auth, limiter));
+  app.use(authRoutes(auth, new LoginService(auth, limiter)));
   app.use(authenticate(auth));
   app.use(userRoutes(new UserService(users)));
   app.use(apps.routes);

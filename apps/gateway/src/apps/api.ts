@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { appRecordSchema } from '@pds/app-record';
 import type { ApiOperation } from '@pds/http';
-import { pushSchema } from './dex-routes';
+import { pushSchema } from './dex-push';
 
 const BASE = '/api/v2.6/applications';
 const applicationBody = z.object({

@@ -4,6 +4,7 @@ import { ApplicationRepository, UserRepository, type GatewayDb } from '@pds/db';
 import type { AuthService } from '../auth/service';
 import type { Clock } from '@pds/tokens';
 import type { DexKeySource } from './dex-keys';
+import { DexPushService } from './dex-push';
 import { dexPushRoutes } from './dex-routes';
 import { enabledAppGuard } from './guard';
 import { applicationRoutes } from './routes';
@@ -15,7 +16,7 @@ export function applicationsFeature(db: GatewayDb, auth: AuthService, dexKeys: D
   const apps = new ApplicationRepository(db);
   auth.addGuard(enabledAppGuard(apps));
   return {
-    pushRoutes: dexPushRoutes(apps, dexKeys, clock),
+    pushRoutes: dexPushRoutes(new DexPushService(apps, dexKeys, clock)),
     routes: applicationRoutes(new ApplicationService(apps, new UserRepository(db)), auth),
   };
 }

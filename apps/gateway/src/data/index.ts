@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { DataGrantRepository, DataRecordRepository, UserRepository, type GatewayDb } from '@pds/db';
 import { DataAccessPolicy } from './access';
 import { dataGrantRoutes } from './grant-routes';
+import { DataGrantService } from './grants';
 import { dataRoutes } from './routes';
 import { DataService } from './service';
 
@@ -10,6 +11,6 @@ export function dataFeature(db: GatewayDb): Router {
   const grants = new DataGrantRepository(db);
   const router = Router();
   router.use(dataRoutes(new DataService(new DataRecordRepository(db), new DataAccessPolicy(grants))));
-  router.use(dataGrantRoutes(grants, new UserRepository(db)));
+  router.use(dataGrantRoutes(new DataGrantService(grants, new UserRepository(db))));
   return router;
 }
