@@ -42,8 +42,13 @@ describe('infra/Dockerfile', () => {
     const [user] = instructions('USER');
     expect(user).toMatch(/^USER [1-9]\d*(:[1-9]\d*)?$/);
     expect(instructions('HEALTHCHECK').join('\n')).toContain('/healthz');
-    // The last stage holds no build tools: node runs the compiled entry files.
-    expect(instructions('ENTRYPOINT')).toEqual(['ENTRYPOINT ["node", "--enable-source-maps"]']);
+    // The last stage holds the bundles and migrations only: node runs them, nothing else is installed.
+    expect(instructions('ENTRYPOINT')).toEqual(['ENTRYPOINT ["node"]']);
+    const runtime = dockerfile
+      .slice(dockerfile.lastIndexOf('\nFROM '))
+      .split('\n')
+      .filter((line) => !line.startsWith('#'));
+    expect(runtime.filter((line) => /pnpm|npm install|node_modules/.test(line))).toEqual([]);
   });
 
   it('keeps the build context free of local state and secrets', () => {
