@@ -53,7 +53,7 @@ describe('infra/Dockerfile', () => {
 
   it('keeps the build context free of local state and secrets', () => {
     const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n');
-    for (const entry of ['.git', '**/node_modules', '**/dist', '.data', '**/.env', 'infra/k8s/**/secrets.env'])
+    for (const entry of ['.git', '**/node_modules', '**/dist', '.data', '**/.env', 'infra/k8s/**/*.secrets.env', 'infra/compose/tls'])
       expect(ignored).toContain(entry);
   });
 
