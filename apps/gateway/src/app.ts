@@ -12,7 +12,7 @@ import { authRoutes } from './auth/routes';
 import { AuthService } from './auth/service';
 import { applicationsFeature, HttpDexKeySource, type DexKeySource } from './apps';
 import { blobRoutes } from './blobs/routes';
-import { dataFeature } from './data';
+import { dataFeature, debitService } from './data';
 import { FILES_PATH, fileRoutes } from './files/routes';
 import { FileService } from './files/service';
 import { InstanceRegistry } from './instances/registry';
@@ -63,7 +63,8 @@ export function createApp(deps: GatewayDeps): Gateway {
   });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
 
-  const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock);
+  const debits = debitService(db, clock);
+  const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock, debits);
 
   const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE] });
   // Before tenancy: sign-up creates the instance its Host names.
@@ -79,7 +80,7 @@ export function createApp(deps: GatewayDeps): Gateway {
   app.use(authenticate(auth));
   app.use(userRoutes(new UserService(users)));
   app.use(apps.routes);
-  app.use(dataFeature(db));
+  app.use(dataFeature(db, debits));
   const files = new FileService({
     files: new FileRepository(db),
     users,
