@@ -12,6 +12,7 @@ import { authRoutes } from './auth/routes';
 import { AuthService } from './auth/service';
 import { applicationsFeature, HttpDexKeySource, type DexKeySource } from './apps';
 import { blobRoutes } from './blobs/routes';
+import { instanceCors } from './cors';
 import { dataFeature, debitService } from './data';
 import { FILES_PATH, fileRoutes } from './files/routes';
 import { FileService } from './files/service';
@@ -71,6 +72,8 @@ export function createApp(deps: GatewayDeps): Gateway {
   app.use(signupRoutes(signup, registry, auth));
 
   app.use(resolveTenant(registry));
+  // Before every instance route, blob addresses included: a browser app uploads to them too.
+  app.use(instanceCors(config.CORS_ALLOWED_ORIGINS, apps.origins));
   // The local store's signed addresses carry their own authorisation (S3 serves these itself).
   if (deps.blobStore instanceof LocalBlobStore) app.use(blobRoutes(deps.blobStore));
   // Dex pushes carry a dex service token in X-Auth-Token, which instance authentication would refuse.

@@ -18,11 +18,13 @@ export function applicationsFeature(
   dexKeys: DexKeySource,
   clock: Clock,
   debits: DebitService,
-): { pushRoutes: Router; routes: Router } {
+): { pushRoutes: Router; routes: Router; origins: (instanceId: string) => Promise<string[]> } {
   const apps = new ApplicationRepository(db);
   auth.addGuard(enabledAppGuard(apps));
+  const service = new ApplicationService(apps, new UserRepository(db), debits, new DataChangeRepository(db));
   return {
     pushRoutes: dexPushRoutes(apps, dexKeys, clock),
-    routes: applicationRoutes(new ApplicationService(apps, new UserRepository(db), debits, new DataChangeRepository(db)), auth),
+    routes: applicationRoutes(service, auth),
+    origins: (instanceId) => service.origins(instanceId),
   };
 }

@@ -36,6 +36,11 @@ export class ApplicationService {
     return Promise.all((await this.apps.list(instanceId)).map((app) => this.status(instanceId, app)));
   }
 
+  /** The origins of the apps pushed to this instance: CORS allows them by default. */
+  async origins(instanceId: string): Promise<string[]> {
+    return [...new Set((await this.apps.list(instanceId)).flatMap((app) => appOrigins(app.record as AppRecord)))];
+  }
+
   /** The app in HAT's shape, with its state computed now: its debit and its newest data. */
   async status(instanceId: string, app: Application): Promise<HatApplication> {
     const record = app.record as AppRecord;
