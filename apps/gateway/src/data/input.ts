@@ -80,10 +80,12 @@ export function parseRecordIds(query: unknown): string[] {
   return [...new Set(parsed)];
 }
 
-/** `namespace/endpoint`, as records name their table. */
+/** `namespace/endpoint`, as records name their table; a problem is reported under `field`. */
 export function parseTablePath(path: string, field: string): Table {
   const slash = path.indexOf('/');
-  return parseInput(tableSchema, { namespace: path.slice(0, slash < 0 ? path.length : slash), endpoint: slash < 0 ? '' : path.slice(slash + 1) }, field);
+  const parsed = tableSchema.safeParse({ namespace: path.slice(0, slash < 0 ? path.length : slash), endpoint: slash < 0 ? '' : path.slice(slash + 1) });
+  if (!parsed.success) throw ApiError.badRequest(`${field}: must be namespace/endpoint (${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')})`);
+  return parsed.data;
 }
 
 const updateSchema = z
