@@ -130,14 +130,14 @@ export class DebitService {
   async saveBundle(instanceId: string, name: string, input: unknown): Promise<BundleStructure> {
     const bundle = parseBundle(input);
     if (bundle.name !== name) throw ApiError.badRequest(`name: must equal the path's bundle name ${name}`);
-    await this.bundles.save(instanceId, name, bundle);
+    await this.bundles.save(instanceId, name, bundle.bundle);
     return bundle;
   }
 
   async bundleStructure(instanceId: string, name: string): Promise<BundleStructure> {
     const stored = await this.bundles.find(instanceId, name);
     if (!stored) throw ApiError.notFound(`Bundle ${name} not found`);
-    return stored.query as BundleStructure;
+    return { name: stored.name, bundle: stored.query as BundleStructure['bundle'] };
   }
 
   /** The bundle's records now: `{ property: records }`. */
@@ -164,7 +164,7 @@ export class DebitService {
   /** A new debit (its bundle saved too), not accepted until the owner enables it; 400 when the key is taken. */
   async register(instanceId: string, key: string, input: unknown): Promise<DebitView> {
     const { request, terms, bundle } = this.parseSetup(key, input);
-    await this.bundles.save(instanceId, bundle.name, bundle);
+    await this.bundles.save(instanceId, bundle.name, bundle.bundle);
     const created = await this.debits.create(instanceId, key, request, terms);
     if (!created) throw ApiError.badRequest(`Data Debit ${key} already exists`);
     return this.view(created);
@@ -173,7 +173,7 @@ export class DebitService {
   /** New terms for a debit; they replace the active ones once the owner enables them. */
   async update(instanceId: string, key: string, input: unknown): Promise<DebitView> {
     const { request, terms, bundle } = this.parseSetup(key, input);
-    await this.bundles.save(instanceId, bundle.name, bundle);
+    await this.bundles.save(instanceId, bundle.name, bundle.bundle);
     return this.view(found(key, await this.debits.addTerms(instanceId, key, terms, request)));
   }
 
@@ -208,7 +208,7 @@ export class DebitService {
     const bundle = appBundle(record);
     if (!bundle) return;
     const key = appDebitKey(record.id);
-    await this.bundles.save(instanceId, bundle.name, bundle);
+    await this.bundles.save(instanceId, bundle.name, bundle.bundle);
     const terms: DebitTerms = {
       purpose: record.description || record.title,
       start: this.clock(),
