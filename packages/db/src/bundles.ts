@@ -51,7 +51,8 @@ export const MAX_LINKS_PER_RECORD = 100;
 const pathSql = (path: DataPath) => Prisma.sql`string_to_array(${path.join('.')}, '.')`;
 
 function condition(filter: BundleFilter): Prisma.Sql {
-  const field = Prisma.sql`r."data" #> ${pathSql(filter.path)}`;
+  // Parenthesised: #> and @> share a precedence, and `x @> data #> path` would read as `(x @> data) #> path`.
+  const field = Prisma.sql`(r."data" #> ${pathSql(filter.path)})`;
   switch (filter.operator) {
     case 'contains':
       return Prisma.sql`${field} @> ${JSON.stringify(filter.value)}::jsonb`;

@@ -142,7 +142,11 @@ export class DebitService {
 
   /** The bundle's records now: `{ property: records }`. */
   async bundleValues(instanceId: string, bundle: BundleStructure): Promise<Record<string, RecordView[]>> {
-    const values = await this.bundles.evaluate(instanceId, selections(bundle));
+    const values = await this.bundles.evaluate(instanceId, selections(bundle)).catch((error: unknown) => {
+      // 57014: the statement_timeout that bounds an evaluation.
+      if ((error as { meta?: { code?: string } }).meta?.code === '57014') throw ApiError.unavailable('The bundle took too long to evaluate; narrow its endpoints or filters');
+      throw error;
+    });
     return Object.fromEntries(Object.entries(values).map(([name, records]) => [name, records.map(bundleRecordView)]));
   }
 
