@@ -37,7 +37,7 @@ const status = async (id: string) => apps().getAppStatus(await byId(id));
 
 describe('hat-js applications()', () => {
   it('getAll and getAllDefault list the pushed apps as HatApplications', async () => {
-    const all = (await apps().getAll()).parsedBody as HatApplication[];
+    const all = (await apps().getAll({})).parsedBody as HatApplication[];
     expect(all.map((a) => a.application.id)).toEqual(['notes', 'plug']);
     expect((await apps().getAllDefault()).parsedBody).toEqual(all);
     const notes = all[0] as HatApplication;

@@ -57,7 +57,7 @@ describe('hat-js dataDebits()', () => {
 
   it('getAll, getAllDefault and getById give the owner the debits in the original shape', async () => {
     await owner().post('/api/v2.6/data-debit/carol-steps').send(debitRequest(carol.userId)).expect(201);
-    const all = (await hatClient(alice.token).dataDebits().getAll()).parsedBody as DataDebit[];
+    const all = (await hatClient(alice.token).dataDebits().getAll({})).parsedBody as DataDebit[];
     expect(all.map((d) => d.dataDebitKey)).toEqual(['app-notes', 'carol-steps']);
     expect((await hatClient(alice.token).dataDebits().getAllDefault()).parsedBody).toEqual(all);
     const app = all[0] as DataDebit;
@@ -89,7 +89,7 @@ describe('hat-js dataDebits()', () => {
     expect((await failure(hatClient(diary.token).dataDebits().getDataDebitValues('app-notes'))).status).toBe(403);
     expect((await failure(hatClient(notes.token).dataDebits().getDataDebitValues('carol-steps'))).status).toBe(403);
     expect((await failure(hatClient(carol.token).dataDebits().getById('app-notes'))).status).toBe(403);
-    expect((await failure(hatClient(carol.token).dataDebits().getAll())).status).toBe(403);
+    expect((await failure(hatClient(carol.token).dataDebits().getAll({}))).status).toBe(403);
     expect((await hatClient(alice.token).dataDebits().getDataDebitValues('carol-steps')).status).toBe(200);
   });
 
