@@ -50,7 +50,7 @@ describe('hat-js auth()', () => {
     gw.clock.advance(2 * 3600);
     const res = await hat.hatData().create('diary', 'days', { mood: 'fine' });
     expect(res.status).toBe(201);
-    const fresh = hat.auth().getToken();
+    const fresh = hat.auth().getToken() as string;
     expect(fresh).not.toBe(alice.token);
     expect(res.token).toBe(fresh);
     const validated = await request(gw.app).get('/users/access_token/validate').set('Host', alice.address).set('X-Auth-Token', fresh);
