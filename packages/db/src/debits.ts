@@ -37,25 +37,29 @@ export class DataDebitRepository {
     return this.db.dataDebit.findMany({ where: { instanceId }, orderBy: { key: 'asc' }, include: withPermissions });
   }
 
-  /** A new debit with its first terms, not yet accepted; null when the key is taken. */
+  /** A new debit with its first terms (one transaction), not yet accepted; null when the key is taken. */
   async create(instanceId: string, key: string, request: DebitRequest, terms: DebitTerms): Promise<DebitWithPermissions | null> {
-    const [created] = await this.db.$queryRaw<{ key: string }[]>`
-      INSERT INTO "DataDebit" ("instanceId", "key", "requestClientName", "requestClientUrl", "requestClientLogoUrl",
-                               "requestApplicationId", "requestDescription", "holderId")
-      VALUES (${instanceId}::uuid, ${key}, ${request.requestClientName}, ${request.requestClientUrl}, ${request.requestClientLogoUrl},
-              ${request.requestApplicationId ?? null}, ${request.requestDescription ?? null}, ${request.holderId ?? null}::uuid)
-      ON CONFLICT DO NOTHING RETURNING "key"`;
-    if (!created) return null;
-    await this.db.dataDebitPermission.create({ data: { instanceId, debitKey: key, ...terms } });
-    return this.find(instanceId, key);
+    const created = await this.db.$transaction(async (tx) => {
+      const [row] = await tx.$queryRaw<{ key: string }[]>`
+        INSERT INTO "DataDebit" ("instanceId", "key", "requestClientName", "requestClientUrl", "requestClientLogoUrl",
+                                 "requestApplicationId", "requestDescription", "holderId")
+        VALUES (${instanceId}::uuid, ${key}, ${request.requestClientName}, ${request.requestClientUrl}, ${request.requestClientLogoUrl},
+                ${request.requestApplicationId ?? null}, ${request.requestDescription ?? null}, ${request.holderId ?? null}::uuid)
+        ON CONFLICT DO NOTHING RETURNING "key"`;
+      if (row) await tx.dataDebitPermission.create({ data: { instanceId, debitKey: key, ...terms } });
+      return row !== undefined;
+    });
+    return created ? this.find(instanceId, key) : null;
   }
 
   /** New terms for an existing debit (not accepted until enabled); null when the debit does not exist. */
   async addTerms(instanceId: string, key: string, terms: DebitTerms, request?: Partial<DebitRequest>): Promise<DebitWithPermissions | null> {
-    const { count } = await this.db.dataDebit.updateMany({ where: { instanceId, key }, data: request ?? {} });
-    if (count === 0) return null;
-    await this.db.dataDebitPermission.create({ data: { instanceId, debitKey: key, ...terms } });
-    return this.find(instanceId, key);
+    const added = await this.db.$transaction(async (tx) => {
+      const { count } = await tx.dataDebit.updateMany({ where: { instanceId, key }, data: request ?? {} });
+      if (count > 0) await tx.dataDebitPermission.create({ data: { instanceId, debitKey: key, ...terms } });
+      return count > 0;
+    });
+    return added ? this.find(instanceId, key) : null;
   }
 
   /** Accepts the newest terms and ends any cancellation of them; null when the debit does not exist. */

@@ -28,12 +28,22 @@ export class DataAccessPolicy {
 
   /** As require, for every table at once (a batch, or the records of an update): all or nothing. */
   async requireAll(instanceId: string, caller: Caller | undefined, access: DataAccess, tables: Table[]): Promise<Caller> {
+    (await this.judge(instanceId, caller))(access, tables);
+    return caller as Caller;
+  }
+
+  /**
+   * Reads the caller's grants once and returns the decision as a plain function, for checks made
+   * inside a transaction: asking the database again there would hold a second pool connection.
+   */
+  async judge(instanceId: string, caller: Caller | undefined): Promise<(access: DataAccess, tables: Table[]) => void> {
     if (!caller) throw ApiError.notAuthenticated();
-    if (isOwner(caller)) return caller;
+    if (isOwner(caller)) return () => undefined;
     const grants = await this.grants.listFor(instanceId, caller.user.id);
-    const refused = tables.find((table) => !grants.some((grant) => covers(grant, access, table)));
-    if (refused) throw ApiError.forbidden(`No ${access} access to data ${refused.namespace}/${refused.endpoint}`);
-    return caller;
+    return (access, tables) => {
+      const refused = tables.find((table) => !grants.some((grant) => covers(grant, access, table)));
+      if (refused) throw ApiError.forbidden(`No ${access} access to data ${refused.namespace}/${refused.endpoint}`);
+    };
   }
 
   /** Whether the caller reaches this record by its id: the owner any, others those they wrote. */

@@ -1,5 +1,5 @@
 // The data tables: JSON records under namespace/endpoint, each access decided by access.ts first.
-import type { DataChangeRepository, DataRecordRepository, LocatedRecord, OwnedRecord, RecordQuery, StoredRecord } from '@pds/db';
+import type { ChangeCheck, DataChangeRepository, DataRecordRepository, LocatedRecord, RecordQuery, StoredRecord } from '@pds/db';
 import { ApiError } from '@pds/http';
 import type { Caller } from '../context';
 import type { DataAccessPolicy } from './access';
@@ -75,21 +75,22 @@ export class DataService {
   async update(instanceId: string, caller: Caller | undefined, body: unknown): Promise<RecordView[]> {
     if (!caller) throw ApiError.notAuthenticated();
     const updates = parseUpdates(body);
-    const updated = await this.changes.update(instanceId, updates, (found) => this.mayChange(instanceId, caller, found, updates.length, MISSING.update));
+    const check = await this.changeCheck(instanceId, caller, updates.length, MISSING.update);
+    const updated = await this.changes.update(instanceId, updates, check);
     return updated.map(located);
   }
 
   /** Removes the caller's records, all or none; the number removed. */
   async remove(instanceId: string, caller: Caller | undefined, recordIds: string[]): Promise<number> {
     if (!caller) throw ApiError.notAuthenticated();
-    return this.changes.remove(instanceId, recordIds, (found) => this.mayChange(instanceId, caller, found, recordIds.length, MISSING.delete));
+    return this.changes.remove(instanceId, recordIds, await this.changeCheck(instanceId, caller, recordIds.length, MISSING.delete));
   }
 
   /** Links the caller's records with each other (POST /data-link). */
   async link(instanceId: string, caller: Caller | undefined, recordIds: string[]): Promise<void> {
     if (!caller) throw ApiError.notAuthenticated();
     if (recordIds.length < 2) throw ApiError.badRequest('records: name at least two records to link');
-    await this.changes.group(instanceId, recordIds, (found) => this.mayChange(instanceId, caller, found, recordIds.length, MISSING.link));
+    await this.changes.group(instanceId, recordIds, await this.changeCheck(instanceId, caller, recordIds.length, MISSING.link));
   }
 
   /** namespace → endpoints holding records; the owner's. */
@@ -98,10 +99,16 @@ export class DataService {
     return this.changes.sources(instanceId);
   }
 
-  /** Every record named must exist and be the caller's (400 otherwise, as the original), and the caller must still write there. */
-  private async mayChange(instanceId: string, caller: Caller, found: OwnedRecord[], expected: number, missing: string): Promise<void> {
-    if (found.length !== expected || !found.every((record) => this.access.reachesById(caller, record))) throw ApiError.badRequest(missing);
-    await this.access.requireAll(instanceId, caller, 'write', found);
+  /**
+   * The check of a change by id, run on the locked records: every record named must exist and be the
+   * caller's (400 otherwise, as the original), and the caller must still write where they are (403).
+   */
+  private async changeCheck(instanceId: string, caller: Caller, expected: number, missing: string): Promise<ChangeCheck> {
+    const mayWrite = await this.access.judge(instanceId, caller);
+    return (found) => {
+      if (found.length !== expected || !found.every((record) => this.access.reachesById(caller, record))) throw ApiError.badRequest(missing);
+      mayWrite('write', found);
+    };
   }
 }
 
