@@ -73,9 +73,15 @@ export class DataDebitRepository {
     return this.find(instanceId, key);
   }
 
-  /** Cancels every accepted, uncancelled term at `at`; null when the debit does not exist. */
-  async cancel(instanceId: string, key: string, at: Date): Promise<DebitWithPermissions | null> {
-    await this.db.dataDebitPermission.updateMany({ where: { instanceId, debitKey: key, accepted: true, canceledAt: null }, data: { canceledAt: at } });
+  /**
+   * Cancels every accepted, uncancelled term: at once, or (`atPeriodEnd`) at the end of the period
+   * running at `at`. Null when the debit does not exist.
+   */
+  async cancel(instanceId: string, key: string, at: Date, atPeriodEnd = false): Promise<DebitWithPermissions | null> {
+    await this.db.dataDebitPermission.updateMany({
+      where: { instanceId, debitKey: key, accepted: true, canceledAt: null },
+      data: { canceledAt: at, cancelAtPeriodEnd: atPeriodEnd },
+    });
     return this.find(instanceId, key);
   }
 }

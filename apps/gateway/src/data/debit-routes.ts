@@ -58,7 +58,7 @@ export function debitRoutes(debits: DebitService, access: DataAccessPolicy): Rou
 
   router.get(`${DEBIT}/:key/disable`, async (req, res) => {
     access.requireOwner(req.caller);
-    res.json(await debits.disable(instanceOf(req), param(req.params.key)));
+    res.json(await debits.disable(instanceOf(req), param(req.params.key), req.query.atPeriodEnd === 'true'));
   });
 
   router.get(`${DEBIT}/:key/values`, async (req, res) => {

@@ -1,7 +1,7 @@
 // Bundles and data debits: the owner defines bundles, a debit offers one to an account under terms the
 // owner accepts, and the holder reads the bundle's records only while the terms are active.
 import type { AppRecord } from '@pds/app-record';
-import type { BundleRecord, DataBundleRepository, DataDebitRepository, DebitPermission, DebitTerms, DebitWithPermissions } from '@pds/db';
+import type { BundleRecord, DataBundleRepository, DataDebitRepository, DebitPermission, DebitTerms, DebitWithPermissions, UserRepository } from '@pds/db';
 import { ApiError, parseInput } from '@pds/http';
 import type { Clock } from '@pds/tokens';
 import { z } from 'zod';
@@ -66,10 +66,15 @@ export interface DebitView {
   permissionsLatest?: PermissionView;
 }
 
-/** Terms end when cancelled, or at the end of their period when they cancel then; else they roll on. */
-function endOf(permission: DebitPermission): Date | undefined {
-  if (permission.canceledAt) return permission.canceledAt;
-  return permission.cancelAtPeriodEnd ? new Date(permission.start.getTime() + permission.period * 1000) : undefined;
+/**
+ * When terms end: when cancelled; or, for terms that cancel at period end, at the end of the period
+ * running when they were cancelled (the first period when set from the start). Otherwise they roll on.
+ */
+export function endOf(permission: Pick<DebitPermission, 'start' | 'period' | 'cancelAtPeriodEnd' | 'canceledAt'>): Date | undefined {
+  if (!permission.cancelAtPeriodEnd) return permission.canceledAt ?? undefined;
+  const periodMs = permission.period * 1000;
+  const since = (permission.canceledAt ?? permission.start).getTime() - permission.start.getTime();
+  return new Date(permission.start.getTime() + periodMs * Math.max(1, Math.ceil(since / periodMs)));
 }
 
 function permissionView(permission: DebitPermission, now: Date): PermissionView {
@@ -124,6 +129,7 @@ export class DebitService {
   constructor(
     private readonly bundles: DataBundleRepository,
     private readonly debits: DataDebitRepository,
+    private readonly users: UserRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -167,7 +173,9 @@ export class DebitService {
 
   /** A new debit (its bundle saved too), not accepted until the owner enables it; 400 when the key is taken. */
   async register(instanceId: string, key: string, input: unknown): Promise<DebitView> {
-    const { request, terms, bundle } = this.parseSetup(key, input);
+    const { request, terms, bundle } = await this.parseSetup(instanceId, key, input);
+    // Checked before the bundle is saved, so a refused request leaves the bundles as they were.
+    if (await this.debits.find(instanceId, key)) throw ApiError.badRequest(`Data Debit ${key} already exists`);
     await this.bundles.save(instanceId, bundle.name, bundle.bundle);
     const created = await this.debits.create(instanceId, key, request, terms);
     if (!created) throw ApiError.badRequest(`Data Debit ${key} already exists`);
@@ -176,7 +184,8 @@ export class DebitService {
 
   /** New terms for a debit; they replace the active ones once the owner enables them. */
   async update(instanceId: string, key: string, input: unknown): Promise<DebitView> {
-    const { request, terms, bundle } = this.parseSetup(key, input);
+    const { request, terms, bundle } = await this.parseSetup(instanceId, key, input);
+    found(key, await this.debits.find(instanceId, key));
     await this.bundles.save(instanceId, bundle.name, bundle.bundle);
     return this.view(found(key, await this.debits.addTerms(instanceId, key, terms, request)));
   }
@@ -185,8 +194,8 @@ export class DebitService {
     return this.view(found(key, await this.debits.enable(instanceId, key)));
   }
 
-  async disable(instanceId: string, key: string): Promise<DebitView> {
-    return this.view(found(key, await this.debits.cancel(instanceId, key, this.clock())));
+  async disable(instanceId: string, key: string, atPeriodEnd = false): Promise<DebitView> {
+    return this.view(found(key, await this.debits.cancel(instanceId, key, this.clock(), atPeriodEnd)));
   }
 
   /** The bundle's records for the debit's holder, only while the debit is active. */
@@ -233,10 +242,14 @@ export class DebitService {
     await this.debits.cancel(instanceId, appDebitKey(appId), this.clock());
   }
 
-  private parseSetup(key: string, input: unknown) {
+  private async parseSetup(instanceId: string, key: string, input: unknown) {
     if (!DEBIT_KEY.test(key)) throw ApiError.badRequest('dataDebitKey: must be 1-128 of letters, digits, _ . and -');
     const setup = parseInput(setupSchema, input);
     if (setup.dataDebitKey !== undefined && setup.dataDebitKey !== key) throw ApiError.badRequest(`dataDebitKey: must equal the path's key ${key}`);
+    // The holder is a plain user of this instance (apps hold the debits their setup creates).
+    if (setup.holderUserId && (await this.users.findById(instanceId, setup.holderUserId))?.kind !== 'user') {
+      throw ApiError.notFound(`User ${setup.holderUserId} not found`);
+    }
     const request = {
       requestClientName: setup.requestClientName,
       requestClientUrl: setup.requestClientUrl,

@@ -22,5 +22,5 @@ export function dataFeature(db: GatewayDb, debits: DebitService): Router {
 }
 
 export function debitService(db: GatewayDb, clock: Clock): DebitService {
-  return new DebitService(new DataBundleRepository(db), new DataDebitRepository(db), clock);
+  return new DebitService(new DataBundleRepository(db), new DataDebitRepository(db), new UserRepository(db), clock);
 }
