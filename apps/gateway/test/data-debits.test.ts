@@ -119,4 +119,17 @@ describe('bad requests change nothing', () => {
     for (const path of ['', '/enable', '/disable', '/values']) expect((await owner().get(`/api/v2.6/data-debit/nope${path}`)).status).toBe(404);
     expect((await owner().put('/api/v2.6/data-debit/nope').send(terms('nope'))).status).toBe(404);
   });
+
+  it('answers hostile keys and NUL characters with 404 / 400, never a 500', async () => {
+    for (const path of ['', '/enable', '/disable', '/values']) expect((await owner().get(`/api/v2.6/data-debit/a%00b${path}`)).status).toBe(404);
+    expect((await owner().get('/api/v2.6/data-bundle/a%00b')).status).toBe(404);
+    const before = await gw.db.dataDebit.count();
+    const res = await owner().post('/api/v2.6/data-debit/nul').send(terms('nul', { purpose: 'a\u0000b' }));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/NUL/);
+    const bundle = { name: 'nul', bundle: { p: { endpoints: [{ endpoint: 'notes/items', filters: [{ field: 'n', operator: { operator: 'contains', value: 'a\u0000' } }] }] } } };
+    expect((await owner().post('/api/v2.6/data-bundle/nul').send(bundle)).status).toBe(400);
+    expect(await gw.db.dataDebit.count()).toBe(before);
+    expect(await gw.db.dataBundle.count({ where: { name: 'nul' } })).toBe(0);
+  });
 });

@@ -3,8 +3,9 @@
 import { z } from 'zod';
 import type { BundleFilter, DataPath, EndpointSelection, PropertySelection } from '@pds/db';
 import { ApiError, parseInput } from '@pds/http';
-import { NAMESPACE, ENDPOINT } from './input';
+import { ENDPOINT, NAMESPACE, requireStorable } from './input';
 
+/** A bundle name as stored; any other name cannot exist, so lookups of it need no query. */
 export const BUNDLE_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$/;
 export const MAX_BUNDLE_LIMIT = 1000;
 const MAX_PROPERTIES = 32;
@@ -71,6 +72,7 @@ export type BundleStructure = z.output<typeof bundleSchema>;
 export type PropertyQuery = z.output<typeof propertyQuery>;
 
 export function parseBundle(input: unknown, field = 'body'): BundleStructure {
+  requireStorable(input, field);
   return parseInput(bundleSchema, input, field);
 }
 

@@ -7,7 +7,8 @@ import type { Clock } from '@pds/tokens';
 import { z } from 'zod';
 import type { DataAccessPolicy } from './access';
 import type { Caller } from '../context';
-import { bundleSchema, parseBundle, selections, type BundleStructure, type PropertyQuery } from './bundle-input';
+import { BUNDLE_NAME, bundleSchema, parseBundle, selections, type BundleStructure, type PropertyQuery } from './bundle-input';
+import { requireStorable } from './input';
 import { located, type RecordView } from './service';
 
 export const DEBIT_KEY = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$/;
@@ -141,7 +142,7 @@ export class DebitService {
   }
 
   async bundleStructure(instanceId: string, name: string): Promise<BundleStructure> {
-    const stored = await this.bundles.find(instanceId, name);
+    const stored = BUNDLE_NAME.test(name) ? await this.bundles.find(instanceId, name) : null;
     if (!stored) throw ApiError.notFound(`Bundle ${name} not found`);
     return { name: stored.name, bundle: stored.query as BundleStructure['bundle'] };
   }
@@ -162,7 +163,7 @@ export class DebitService {
   }
 
   async get(instanceId: string, key: string): Promise<DebitWithPermissions> {
-    const debit = await this.debits.find(instanceId, key);
+    const debit = DEBIT_KEY.test(key) ? await this.debits.find(instanceId, key) : null;
     if (!debit) throw ApiError.notFound(`Data Debit ${key} not found`);
     return debit;
   }
@@ -185,16 +186,18 @@ export class DebitService {
   /** New terms for a debit; they replace the active ones once the owner enables them. */
   async update(instanceId: string, key: string, input: unknown): Promise<DebitView> {
     const { request, terms, bundle } = await this.parseSetup(instanceId, key, input);
-    found(key, await this.debits.find(instanceId, key));
+    await this.get(instanceId, key);
     await this.bundles.save(instanceId, bundle.name, bundle.bundle);
     return this.view(found(key, await this.debits.addTerms(instanceId, key, terms, request)));
   }
 
   async enable(instanceId: string, key: string): Promise<DebitView> {
+    await this.get(instanceId, key);
     return this.view(found(key, await this.debits.enable(instanceId, key)));
   }
 
   async disable(instanceId: string, key: string, atPeriodEnd = false): Promise<DebitView> {
+    await this.get(instanceId, key);
     return this.view(found(key, await this.debits.cancel(instanceId, key, this.clock(), atPeriodEnd)));
   }
 
@@ -244,6 +247,7 @@ export class DebitService {
 
   private async parseSetup(instanceId: string, key: string, input: unknown) {
     if (!DEBIT_KEY.test(key)) throw ApiError.badRequest('dataDebitKey: must be 1-128 of letters, digits, _ . and -');
+    requireStorable(input, 'body');
     const setup = parseInput(setupSchema, input);
     if (setup.dataDebitKey !== undefined && setup.dataDebitKey !== key) throw ApiError.badRequest(`dataDebitKey: must equal the path's key ${key}`);
     // The holder is a plain user of this instance (apps hold the debits their setup creates).

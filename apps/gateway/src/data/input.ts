@@ -62,8 +62,7 @@ export function parseRecords(body: unknown, skipErrors = false): { records: obje
 export function parseRecord(record: unknown, field: string): object {
   if (typeof record !== 'object' || record === null || Array.isArray(record)) throw ApiError.badRequest(`${field}: must be a JSON object`);
   if (Buffer.byteLength(JSON.stringify(record)) > MAX_RECORD_BYTES) throw ApiError.tooLarge(`${field}: a record may be at most ${MAX_RECORD_BYTES} bytes`);
-  const problem = storable(record, 1);
-  if (problem) throw ApiError.badRequest(`${field}: ${problem}`);
+  requireStorable(record, field);
   return record;
 }
 
@@ -128,6 +127,12 @@ export function parseBatch(body: unknown): BatchInput[] {
       })),
     };
   });
+}
+
+/** Any JSON body stored as jsonb or text (bundles, debit terms): no NUL characters, bounded depth. */
+export function requireStorable(value: unknown, field: string): void {
+  const problem = storable(value, 1);
+  if (problem) throw ApiError.badRequest(`${field}: ${problem}`);
 }
 
 function storable(value: unknown, depth: number): string | null {
