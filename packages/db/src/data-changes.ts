@@ -97,9 +97,18 @@ export class DataChangeRepository {
 
   /** Every table that holds records: namespace → its endpoints, sorted. */
   async sources(instanceId: string): Promise<Record<string, string[]>> {
+    // A loose index scan: one index probe per table, instead of reading every record's index entry.
     const rows = await this.db.$queryRaw<{ namespace: string; endpoint: string }[]>`
-      SELECT DISTINCT "namespace", "endpoint" FROM "DataRecord" WHERE "instanceId" = ${instanceId}::uuid
-      ORDER BY "namespace", "endpoint"`;
+      WITH RECURSIVE t AS (
+        (SELECT "namespace", "endpoint" FROM "DataRecord" WHERE "instanceId" = ${instanceId}::uuid
+         ORDER BY "namespace", "endpoint" LIMIT 1)
+        UNION ALL
+        SELECT n."namespace", n."endpoint" FROM t, LATERAL (
+          SELECT "namespace", "endpoint" FROM "DataRecord"
+          WHERE "instanceId" = ${instanceId}::uuid AND ("namespace", "endpoint") > (t."namespace", t."endpoint")
+          ORDER BY "namespace", "endpoint" LIMIT 1) n
+      )
+      SELECT "namespace", "endpoint" FROM t`;
     const sources: Record<string, string[]> = {};
     for (const { namespace, endpoint } of rows) (sources[namespace] ??= []).push(endpoint);
     return sources;
