@@ -145,6 +145,12 @@ describe('the #/hatlogin page API: GET /api/v2.6/applications/:id/hatlogin?redir
     expect(foreign.body.accessToken).toBeUndefined();
     expect((await owner().get('/api/v2.6/applications/notes/hatlogin?redirect=notes.example')).status).toBe(400);
     expect((await owner().get('/api/v2.6/applications/notes/hatlogin')).status).toBe(400);
+    // An authUrl that would leave the app's origin does not widen where tokens may go.
+    const sneaky = appRecord('sneaky', { authUrl: '//evil.example/login' });
+    await push(gw.app, alice.address, pushToken(gw, dex, alice.address), 'sneaky', { version: 1, record: sneaky }).expect(200);
+    await owner().get('/api/v2.6/applications/sneaky/setup').expect(200);
+    expect((await byId('sneaky')).application.setup).toEqual(expect.objectContaining({ url: 'https://sneaky.example/', validRedirectUris: ['https://sneaky.example'] }));
+    expect((await owner().get(`/api/v2.6/applications/sneaky/hatlogin?redirect=${encodeURIComponent('https://evil.example/login')}`)).status).toBe(400);
     await owner().get('/api/v2.6/applications/plug/disable').expect(200);
     expect((await owner().get(`/api/v2.6/applications/plug/hatlogin?redirect=${encodeURIComponent('https://plug.example/')}`)).status).toBe(409);
     const app = (await owner().get('/api/v2.6/applications/notes/access-token')).body as { accessToken: string };

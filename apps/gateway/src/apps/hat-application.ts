@@ -18,11 +18,17 @@ export interface AppStatus {
 /** Dex versions are integers; the original's clients expect a semantic version string. */
 export const versionString = (version: number): string => `${version}.0.0`;
 
-/** Where the app's login starts: its url, or its authUrl relative to it. */
-export const setupUrl = (record: AppRecord): string => (record.authUrl ? new URL(record.authUrl, record.url).toString() : record.url);
+/**
+ * Where the app's login starts: its authUrl relative to its url, kept on the url's origin (an authUrl
+ * such as `//elsewhere.example/` would otherwise leave it).
+ */
+export function setupUrl(record: AppRecord): string {
+  const auth = new URL(record.authUrl || '/', record.url);
+  return record.authUrl && auth.origin === new URL(record.url).origin ? auth.toString() : record.url;
+}
 
-/** The origins an app token may be handed to: the app's own. */
-export const appOrigins = (record: AppRecord): string[] => [...new Set([new URL(record.url).origin, new URL(setupUrl(record)).origin])];
+/** The origins an app token may be handed to, and CORS allows: the app's own (its url's). */
+export const appOrigins = (record: AppRecord): string[] => [new URL(record.url).origin];
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
