@@ -50,6 +50,24 @@ describe('CORS by default: the origins of the apps pushed to the instance', () =
     expect(res.headers['access-control-expose-headers']?.split(',')).toContain('X-Auth-Token');
   });
 
+  it('answers errors with the CORS headers too, so a browser app can read why it failed', async () => {
+    const res = await request(gw.app).get('/api/v2.6/data/notes/items').set('Host', alice.address).set('Origin', APP_ORIGIN);
+    expect(res.status).toBe(401);
+    expect(res.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+  });
+
+  it("lets a browser app upload to the local store's signed address (the encryption header is allowed)", async () => {
+    const res = await request(gw.app)
+      .options('/blobs/some-signed-token')
+      .set('Host', alice.address)
+      .set('Origin', APP_ORIGIN)
+      .set('Access-Control-Request-Method', 'PUT')
+      .set('Access-Control-Request-Headers', 'x-amz-server-side-encryption,content-type');
+    expect(res.status).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+    expect(res.headers['access-control-allow-headers']?.toLowerCase().split(',')).toContain('x-amz-server-side-encryption');
+  });
+
   it('gives a foreign origin no CORS headers, on preflight and on the request itself', async () => {
     const pre = await preflight(gw, alice.address, FOREIGN);
     expect(pre.headers['access-control-allow-origin']).toBeUndefined();
