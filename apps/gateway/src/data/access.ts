@@ -51,7 +51,7 @@ export class DataAccessPolicy {
     return isOwner(caller) || record.userId === caller.user.id;
   }
 
-  /** The list of every table (GET /data/sources) is the owner's. */
+  /** Owner-only calls: the list of every table, bundles, and managing data debits. */
   requireOwner(caller: Caller | undefined): Caller {
     if (!caller) throw ApiError.notAuthenticated();
     if (!isOwner(caller)) throw ApiError.forbidden('Only the owner of this instance may do this');
