@@ -67,7 +67,7 @@ describe('bundle filters (the original operators)', () => {
   it('find: words in a text field; several filters must all hold', async () => {
     expect(texts((await evaluate(posts([{ field: 'text', operator: { operator: 'find', search: 'run' } }]))).p)).toEqual(['Morning run along the river', 'Long run in the rain']);
     const both = posts([
-      { field: 'text', operator: { operator: 'find', search: 'run' } },
+      { field: 'text', transformation: { transformation: 'searchable' }, operator: { operator: 'find', search: 'run' } },
       { field: 'likes', transformation: { transformation: 'identity' }, operator: { operator: 'between', lower: 20, upper: 100 } },
     ]);
     expect(texts((await evaluate(both)).p)).toEqual(['Long run in the rain']);
@@ -111,6 +111,7 @@ describe('bundle input and access', () => {
   it.each([
     ['an unknown operator', posts([{ field: 'likes', operator: { operator: 'like', value: 1 } }])],
     ['a date transformation', posts([{ field: 'at', transformation: { transformation: 'datetimeExtract', part: 'year' }, operator: { operator: 'in', value: [2026] } }])],
+    ['searchable with another operator than find', posts([{ field: 'likes', transformation: { transformation: 'searchable' }, operator: { operator: 'in', value: [1] } }])],
     ['a bad endpoint', { p: { endpoints: [{ endpoint: 'Social/posts!' }] } }],
     ['a limit over 1000', posts([], { limit: 5000 })],
     ['no endpoints', { p: { endpoints: [] } }],

@@ -22,12 +22,15 @@ const operator = z.discriminatedUnion('operator', [
   z.object({ operator: z.literal('find'), search: z.string().min(1).max(256) }),
 ]);
 
-const filter = z.object({
-  field: path,
-  // Only the identity: the original's date-part extractions are not offered (docs/hat-compat.md).
-  transformation: z.object({ transformation: z.literal('identity', 'only the identity transformation is supported') }).loose().optional(),
-  operator,
-});
+const filter = z
+  .object({
+    field: path,
+    // The identity, and `searchable` (full text), which `find` always applies; the original's date-part
+    // extractions are not offered (docs/hat-compat.md).
+    transformation: z.object({ transformation: z.enum(['identity', 'searchable'], 'must be identity or searchable') }).loose().optional(),
+    operator,
+  })
+  .refine((f) => f.transformation?.transformation !== 'searchable' || f.operator.operator === 'find', 'the searchable transformation goes with the find operator');
 
 interface EndpointQueryInput {
   endpoint: string;
