@@ -26,6 +26,9 @@ beforeAll(async () => {
     ])
     .expect(201);
   await owner().post('/api/v2.6/data/social/comments').send({ text: 'first comment', likes: 1 }).expect(201);
+  // Unix seconds: 2026-03-01 00:00 and 11:00 UTC, and values that are no timestamp.
+  await owner().post('/api/v2.6/data/social/checkins').send([{ ts: 1772323200 }, { ts: 1772362800 }, { ts: 'soon' }, { ts: 1e15 }]).expect(201);
+  await owner().post('/api/v2.6/data/social/baddates').send({ at: 'not a date' }).expect(201);
   // Bob's data with the same names must never appear in Alice's bundles.
   await callerRequests(gw.app, bob, bob.address).post('/api/v2.6/data/social/posts').send({ text: 'Bob run', likes: 99, tags: ['run'] }).expect(201);
   const batch = await owner()
@@ -74,6 +77,28 @@ describe('bundle filters (the original operators)', () => {
   });
 });
 
+describe('bundle filter transformations (date parts)', () => {
+  const filtered = (endpoint: string, filter: unknown) => ({ p: { endpoints: [{ endpoint, filters: [filter] }] } });
+
+  it('datetimeExtract compares a part of an ISO date string', async () => {
+    const values = await evaluate(filtered('social/posts', { field: 'at', transformation: { transformation: 'datetimeExtract', part: 'day' }, operator: { operator: 'between', lower: 2, upper: 5 } }));
+    expect(texts(values.p)).toEqual(['Quiet evening with a book', 'Long run in the rain']);
+  });
+
+  it('timestampExtract compares a part of Unix seconds (in UTC); values that are no timestamp never match', async () => {
+    const values = await evaluate(filtered('social/checkins', { field: 'ts', transformation: { transformation: 'timestampExtract', part: 'hour' }, operator: { operator: 'in', value: [11] } }));
+    expect(values.p?.map((r) => r.data.ts)).toEqual([1772362800]);
+  });
+
+  it('a stored value that is not a date is a 400, not a 500', async () => {
+    const bundle = filtered('social/baddates', { field: 'at', transformation: { transformation: 'datetimeExtract', part: 'year' }, operator: { operator: 'in', value: [2026] } });
+    await owner().post('/api/v2.6/data-bundle/dates').send({ name: 'dates', bundle }).expect(201);
+    const res = await owner().get('/api/v2.6/data-bundle/dates');
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/not a date/);
+  });
+});
+
 describe('bundle shape', () => {
   it('orderBy / ordering / limit across several endpoints, records without the field last', async () => {
     const bundle = { p: { endpoints: [{ endpoint: 'social/posts' }, { endpoint: 'social/comments' }], orderBy: 'likes', ordering: 'descending', limit: 4 } };
@@ -90,7 +115,7 @@ describe('bundle shape', () => {
       everything: { endpoints: [{ endpoint: 'social' }], limit: 100 },
     });
     expect(values.short?.map((r) => r.data)).toEqual([{ words: 'Long run in the rain', who: 'bea' }]);
-    expect(values.everything?.length).toBe(7);
+    expect(values.everything?.length).toBe(12);
   });
 
   it('links attach the linked records that match the link query', async () => {
@@ -110,7 +135,8 @@ describe('bundle shape', () => {
 describe('bundle input and access', () => {
   it.each([
     ['an unknown operator', posts([{ field: 'likes', operator: { operator: 'like', value: 1 } }])],
-    ['a date transformation', posts([{ field: 'at', transformation: { transformation: 'datetimeExtract', part: 'year' }, operator: { operator: 'in', value: [2026] } }])],
+    ['an unknown date part', posts([{ field: 'at', transformation: { transformation: 'datetimeExtract', part: 'fortnight' }, operator: { operator: 'in', value: [1] } }])],
+    ['a date part searched with find', posts([{ field: 'at', transformation: { transformation: 'timestampExtract', part: 'year' }, operator: { operator: 'find', search: '2026' } }])],
     ['searchable with another operator than find', posts([{ field: 'likes', transformation: { transformation: 'searchable' }, operator: { operator: 'in', value: [1] } }])],
     ['a bad endpoint', { p: { endpoints: [{ endpoint: 'Social/posts!' }] } }],
     ['a limit over 1000', posts([], { limit: 5000 })],

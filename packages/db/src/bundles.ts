@@ -7,12 +7,22 @@ import { Prisma } from './generated/gateway/client';
 /** A path into a record's data, one segment per key (segments never contain "."). */
 export type DataPath = string[];
 
+/**
+ * A part of a date taken from the field before the operator compares (the original's transformations):
+ * `datetime` reads an ISO date string, `timestamp` Unix seconds. `part` is a PostgreSQL date_part field.
+ */
+export interface DatePartTransform {
+  from: 'datetime' | 'timestamp';
+  part: string;
+}
+
 /** The original's filter operators on one field. */
-export type BundleFilter =
-  | { path: DataPath; operator: 'contains'; value: unknown }
-  | { path: DataPath; operator: 'in'; value: unknown }
-  | { path: DataPath; operator: 'between'; lower: unknown; upper: unknown }
-  | { path: DataPath; operator: 'find'; search: string };
+export type BundleFilter = { path: DataPath; extract?: DatePartTransform } & (
+  | { operator: 'contains'; value: unknown }
+  | { operator: 'in'; value: unknown }
+  | { operator: 'between'; lower: unknown; upper: unknown }
+  | { operator: 'find'; search: string }
+);
 
 export interface EndpointSelection {
   namespace: string;
@@ -50,9 +60,31 @@ export const MAX_LINKS_PER_RECORD = 100;
 
 const pathSql = (path: DataPath) => Prisma.sql`string_to_array(${path.join('.')}, '.')`;
 
+/** PostgreSQL's codes for a stored value that is not a date (a bundle's date transformations read them). */
+export const NOT_A_DATE_CODES = ['22007', '22008', '22009'];
+/** PostgreSQL's code for a statement cancelled by statement_timeout. */
+export const STATEMENT_TIMEOUT_CODE = '57014';
+
+/** The PostgreSQL error code (SQLSTATE) behind a failed raw query through the driver adapter, if any. */
+export function postgresErrorCode(error: unknown): string | undefined {
+  const meta = (error as { meta?: { code?: unknown; driverAdapterError?: { cause?: { code?: unknown } } } } | undefined)?.meta;
+  const code = meta?.driverAdapterError?.cause?.code ?? meta?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function datePart(path: DataPath, extract: DatePartTransform): Prisma.Sql {
+  const text = Prisma.sql`(r."data" #>> ${pathSql(path)})`;
+  // Unix seconds within ±10^11 (about year 5000): to_timestamp fails beyond its range, so larger ones read as no date.
+  const moment =
+    extract.from === 'datetime'
+      ? Prisma.sql`${text}::timestamptz`
+      : Prisma.sql`CASE WHEN jsonb_typeof(r."data" #> ${pathSql(path)}) = 'number' AND abs(${text}::numeric) < 1e11 THEN to_timestamp(${text}::double precision) END`;
+  return Prisma.sql`to_jsonb(date_part(${extract.part}, ${moment}))`;
+}
+
 function condition(filter: BundleFilter): Prisma.Sql {
   // Parenthesised: #> and @> share a precedence, and `x @> data #> path` would read as `(x @> data) #> path`.
-  const field = Prisma.sql`(r."data" #> ${pathSql(filter.path)})`;
+  const field = filter.extract ? datePart(filter.path, filter.extract) : Prisma.sql`(r."data" #> ${pathSql(filter.path)})`;
   switch (filter.operator) {
     case 'contains':
       return Prisma.sql`${field} @> ${JSON.stringify(filter.value)}::jsonb`;
@@ -105,6 +137,8 @@ export class DataBundleRepository {
   async evaluate(instanceId: string, properties: [string, PropertySelection][]): Promise<Record<string, BundleRecord[]>> {
     return this.db.$transaction(async (tx) => {
       await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${BUNDLE_STATEMENT_TIMEOUT_MS}`);
+      // Date parts in UTC, whatever the server's zone.
+      await tx.$executeRawUnsafe(`SET LOCAL TIME ZONE 'UTC'`);
       const result: Record<string, BundleRecord[]> = {};
       for (const [name, property] of properties) result[name] = await this.property(tx, instanceId, property);
       return result;

@@ -22,15 +22,21 @@ const operator = z.discriminatedUnion('operator', [
   z.object({ operator: z.literal('find'), search: z.string().min(1).max(256) }),
 ]);
 
+/** PostgreSQL date_part fields, as the original's datetimeExtract / timestampExtract take them. */
+const DATE_PARTS = ['century', 'day', 'decade', 'dow', 'doy', 'epoch', 'hour', 'isodow', 'isoyear', 'microseconds', 'millennium', 'milliseconds', 'minute', 'month', 'quarter', 'second', 'week', 'year'] as const;
+
+const transformation = z.discriminatedUnion('transformation', [
+  z.object({ transformation: z.literal('identity') }).loose(),
+  z.object({ transformation: z.literal('searchable') }).loose(),
+  z.object({ transformation: z.literal('datetimeExtract'), part: z.enum(DATE_PARTS) }).loose(),
+  z.object({ transformation: z.literal('timestampExtract'), part: z.enum(DATE_PARTS) }).loose(),
+]);
+
+// `searchable` is the full-text reading `find` always does; a date part is compared, never searched.
 const filter = z
-  .object({
-    field: path,
-    // The identity, and `searchable` (full text), which `find` always applies; the original's date-part
-    // extractions are not offered (docs/hat-compat.md).
-    transformation: z.object({ transformation: z.enum(['identity', 'searchable'], 'must be identity or searchable') }).loose().optional(),
-    operator,
-  })
-  .refine((f) => f.transformation?.transformation !== 'searchable' || f.operator.operator === 'find', 'the searchable transformation goes with the find operator');
+  .object({ field: path, transformation: transformation.optional(), operator })
+  .refine((f) => f.transformation?.transformation !== 'searchable' || f.operator.operator === 'find', 'the searchable transformation goes with the find operator')
+  .refine((f) => !f.transformation?.transformation.endsWith('Extract') || f.operator.operator !== 'find', 'a date part cannot be searched with find');
 
 interface EndpointQueryInput {
   endpoint: string;
@@ -88,7 +94,10 @@ function selection(query: EndpointQueryInput, depth: number): EndpointSelection 
     namespace,
     endpoint: rest.length ? rest.join('/') : null,
     ...(query.mapping ? { mapping: Object.entries(query.mapping).map(([name, p]): [string, DataPath] => [name, splitPath(p)]) } : {}),
-    filters: (query.filters ?? []).map(({ field, operator: op }): BundleFilter => ({ path: splitPath(field), ...op }) as BundleFilter),
+    filters: (query.filters ?? []).map(({ field, transformation: t, operator: op }): BundleFilter => {
+      const extract = t && 'part' in t ? { extract: { from: t.transformation === 'datetimeExtract' ? 'datetime' : 'timestamp', part: t.part } } : {};
+      return { path: splitPath(field), ...extract, ...op } as BundleFilter;
+    }),
     links: (query.links ?? []).map((link) => selection(link, depth + 1)),
   };
 }

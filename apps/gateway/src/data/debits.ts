@@ -1,7 +1,7 @@
 // Bundles and data debits: the owner defines bundles, a debit offers one to an account under terms the
 // owner accepts, and the holder reads the bundle's records only while the terms are active.
 import type { AppRecord } from '@pds/app-record';
-import type { BundleRecord, DataBundleRepository, DataDebitRepository, DebitPermission, DebitTerms, DebitWithPermissions, UserRepository } from '@pds/db';
+import { NOT_A_DATE_CODES, postgresErrorCode, STATEMENT_TIMEOUT_CODE, type BundleRecord, type DataBundleRepository, type DataDebitRepository, type DebitPermission, type DebitTerms, type DebitWithPermissions, type UserRepository } from '@pds/db';
 import { ApiError, parseInput } from '@pds/http';
 import type { Clock } from '@pds/tokens';
 import { z } from 'zod';
@@ -150,8 +150,9 @@ export class DebitService {
   /** The bundle's records now: `{ property: records }`. */
   async bundleValues(instanceId: string, bundle: BundleStructure): Promise<Record<string, RecordView[]>> {
     const values = await this.bundles.evaluate(instanceId, selections(bundle)).catch((error: unknown) => {
-      // 57014: the statement_timeout that bounds an evaluation.
-      if ((error as { meta?: { code?: string } }).meta?.code === '57014') throw ApiError.unavailable('The bundle took too long to evaluate; narrow its endpoints or filters');
+      const code = postgresErrorCode(error) ?? '';
+      if (code === STATEMENT_TIMEOUT_CODE) throw ApiError.unavailable('The bundle took too long to evaluate; narrow its endpoints or filters');
+      if (NOT_A_DATE_CODES.includes(code)) throw ApiError.badRequest('bundle: a date transformation met a stored value that is not a date');
       throw error;
     });
     return Object.fromEntries(Object.entries(values).map(([name, records]) => [name, records.map(bundleRecordView)]));
