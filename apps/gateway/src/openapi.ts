@@ -5,6 +5,7 @@ import { applicationsApi } from './apps/api';
 import { authApi } from './auth/api';
 import { blobsApi } from './blobs/api';
 import { dataApi } from './data/api';
+import { debitApi } from './data/debit-api';
 import { filesApi } from './files/api';
 import { signupApi } from './signup/api';
 import { usersApi } from './users/api';
@@ -19,6 +20,7 @@ export const gatewayOperations: readonly ApiOperation[] = [
   ...filesApi,
   ...applicationsApi,
   ...dataApi,
+  ...debitApi,
 ];
 
 let built: Record<string, unknown> | undefined;

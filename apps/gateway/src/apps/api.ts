@@ -1,13 +1,12 @@
 // OpenAPI description of the applications routes and the dex push receiver (see @pds/http openapi.ts).
 import { z } from 'zod';
-import { appRecordSchema } from '@pds/app-record';
 import type { ApiOperation } from '@pds/http';
 import { pushSchema } from './dex-push';
 
 const BASE = '/api/v2.6/applications';
-const applicationBody = z.object({
-  application: appRecordSchema.extend({ id: z.string() }),
-  version: z.int(),
+// The original system's HatApplication shape (hat-application.ts builds it from the dex record).
+const applicationBody = z.looseObject({
+  application: z.looseObject({ id: z.string() }),
   setup: z.boolean(),
   enabled: z.boolean(),
   active: z.boolean(),
@@ -37,6 +36,17 @@ export const applicationsApi: ApiOperation[] = [
   {
     ...app('get', '/:appId/access-token', "A token for the application's account"),
     responses: { 200: { description: 'The app token (in the body only)', body: z.object({ accessToken: z.string(), userId: z.uuid() }) } },
+  },
+  {
+    ...app('get', '/:appId/hatlogin', "The login page's last step: the app token and where to send it"),
+    description: "Owner only. The redirect must be on the app's own origin (400 otherwise); it carries the token as `token=`.",
+    query: z.object({ redirect: z.string().min(1).max(4096) }),
+    responses: {
+      200: {
+        description: 'The app token and the redirect',
+        body: z.object({ accessToken: z.string(), userId: z.uuid(), redirect: z.url() }),
+      },
+    },
   },
   {
     method: 'put',

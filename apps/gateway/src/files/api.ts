@@ -1,7 +1,7 @@
 // OpenAPI description of the Files API (see @pds/http openapi.ts).
 import { z } from 'zod';
 import type { ApiOperation } from '@pds/http';
-import { contentQuery, pageQuery, templateSchema, uploadSchema } from './input';
+import { contentQuery, metadataSchema, pageQuery, templateSchema, uploadSchema } from './input';
 import { FILES_PATH } from './routes';
 
 const fileBody = z.object({
@@ -43,6 +43,7 @@ export const filesApi: ApiOperation[] = [
     path: '/file/:fileId',
     summary: 'A file the caller may see, with a download address when it may read the content',
   }),
+  file({ method: 'put', path: '/file/:fileId', summary: "Change a file's metadata (uploader or owner)", body: metadataSchema }),
   file({ method: 'delete', path: '/file/:fileId', summary: 'Delete a file (uploader or owner)' }),
   {
     method: 'get',
