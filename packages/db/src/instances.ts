@@ -1,5 +1,8 @@
 import type { GatewayDb } from './clients';
 import type { DexState, Instance, User } from './generated/gateway/client';
+import { isUuid, preparedRows, type Rows } from './sql';
+
+const INSTANCE_COLUMNS = `"id", "address", "publicKeyPem", "privateKeyEnc", "keyId", "dexState", "createdAt"`;
 
 export interface NewInstance {
   address: string;
@@ -10,14 +13,22 @@ export interface NewInstance {
 }
 
 export class InstanceRepository {
-  constructor(private readonly db: GatewayDb) {}
+  private readonly rows: Rows;
 
-  findByAddress(address: string): Promise<Instance | null> {
-    return this.db.instance.findUnique({ where: { address } });
+  constructor(private readonly db: GatewayDb) {
+    this.rows = preparedRows(db.pool);
   }
 
-  findById(id: string): Promise<Instance | null> {
-    return this.db.instance.findUnique({ where: { id } });
+  /** Every request's first read (on a registry miss): a prepared statement. */
+  async findByAddress(address: string): Promise<Instance | null> {
+    const [row] = await this.rows<Instance>(`SELECT ${INSTANCE_COLUMNS} FROM "Instance" WHERE "address" = $1`, [address]);
+    return row ?? null;
+  }
+
+  async findById(id: string): Promise<Instance | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.rows<Instance>(`SELECT ${INSTANCE_COLUMNS} FROM "Instance" WHERE "id" = $1::uuid`, [id]);
+    return row ?? null;
   }
 
   /** Creates the instance and its owner account together; null when the address is taken. */
