@@ -24,7 +24,9 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
   const blobStore = await createBlobStore(config);
-  const gateway = createApp({ config, db, redis, logger, masterKey: config.MASTER_KEY, dexRegistration, blobStore });
+  // Cache invalidation between gateways (instances/invalidation.ts) needs a connection of its own.
+  const subscriber = redis.duplicate();
+  const gateway = createApp({ config, db, redis, subscriber, logger, masterKey: config.MASTER_KEY, dexRegistration, blobStore });
 
   const server = await new Promise<Server>((resolve, reject) => {
     const s = gateway.app.listen(config.PORT, config.BIND_ADDRESS, () => resolve(s));
@@ -40,6 +42,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     (closing ??= (async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await dexRegistration.close();
+      subscriber.disconnect();
       redis.disconnect();
       await db.$disconnect();
     })());

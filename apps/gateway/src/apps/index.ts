@@ -1,6 +1,7 @@
 // Wiring of the apps feature: the dex push receiver, the owner's routes, and the app-token guard.
 import type { Router } from 'express';
 import { ApplicationRepository, UserRepository, type GatewayDb } from '@pds/db';
+import type { AccountCache } from '../auth/accounts';
 import type { AuthService } from '../auth/service';
 import type { Clock } from '@pds/tokens';
 import type { DexKeySource } from './dex-keys';
@@ -11,11 +12,17 @@ import { ApplicationService } from './service';
 
 export { HttpDexKeySource, staticDexKey, type DexKeySource } from './dex-keys';
 
-export function applicationsFeature(db: GatewayDb, auth: AuthService, dexKeys: DexKeySource, clock: Clock): { pushRoutes: Router; routes: Router } {
-  const apps = new ApplicationRepository(db);
-  auth.addGuard(enabledAppGuard(apps));
+export function applicationsFeature(
+  db: GatewayDb,
+  auth: AuthService,
+  dexKeys: DexKeySource,
+  clock: Clock,
+  accounts: AccountCache,
+): { pushRoutes: Router; routes: Router } {
+  const apps = new ApplicationRepository(db, accounts.changed);
+  auth.addGuard(enabledAppGuard(accounts));
   return {
     pushRoutes: dexPushRoutes(apps, dexKeys, clock),
-    routes: applicationRoutes(new ApplicationService(apps, new UserRepository(db)), auth),
+    routes: applicationRoutes(new ApplicationService(apps, new UserRepository(db, accounts.changed)), auth),
   };
 }
