@@ -5,11 +5,14 @@
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Instance, InstanceRepository } from '@pds/db';
-import { openPrivateKey, signingKeys, type SigningKeys } from '@pds/tokens';
+import { compactSigningKeys, openPrivateKey, type SigningKeys } from '@pds/tokens';
 import type { Invalidation, InvalidationListener, InvalidationMessage } from './invalidation';
 
+/** The instance as requests see it: its sealed private key is opened once, into `keys`, and not kept. */
+export type TenantInstance = Omit<Instance, 'privateKeyEnc'>;
+
 export interface ResolvedInstance {
-  instance: Instance;
+  instance: TenantInstance;
   keys: SigningKeys;
 }
 
@@ -41,7 +44,8 @@ export class InstanceRegistry implements InvalidationListener {
     const generation = this.generation;
     const instance = await this.instances.findByAddress(address);
     if (!instance) return null;
-    const resolved = { instance, keys: this.keysOf(instance, cached?.resolved) };
+    const { privateKeyEnc, ...kept } = instance;
+    const resolved = { instance: kept, keys: this.keysOf(instance.id, instance.keyId, privateKeyEnc, cached?.resolved) };
     if (generation === this.generation) this.cache.set(address, { resolved, readAt: performance.now() });
     return resolved;
   }
@@ -63,8 +67,9 @@ export class InstanceRegistry implements InvalidationListener {
   }
 
   /** Re-reading an unchanged instance (cache past its fallback age) keeps its parsed keys. */
-  private keysOf(instance: Instance, previous: ResolvedInstance | undefined): SigningKeys {
-    const same = previous && previous.instance.id === instance.id && previous.instance.privateKeyEnc === instance.privateKeyEnc;
-    return same ? previous.keys : signingKeys(instance.keyId, openPrivateKey(instance.privateKeyEnc, this.masterKey));
+  private keysOf(id: string, keyId: string, privateKeyEnc: string, previous: ResolvedInstance | undefined): SigningKeys {
+    // The key id is the public key's fingerprint: the same id is the same key pair.
+    if (previous && previous.instance.id === id && previous.keys.keyId === keyId) return previous.keys;
+    return compactSigningKeys(keyId, openPrivateKey(privateKeyEnc, this.masterKey));
   }
 }
