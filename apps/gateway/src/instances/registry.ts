@@ -8,8 +8,11 @@ import type { Instance, InstanceRepository } from '@pds/db';
 import { compactSigningKeys, openPrivateKey, type SigningKeys } from '@pds/tokens';
 import type { Invalidation, InvalidationListener, InvalidationMessage } from './invalidation';
 
-/** The instance as requests see it: its sealed private key is opened once, into `keys`, and not kept. */
-export type TenantInstance = Omit<Instance, 'privateKeyEnc'>;
+/**
+ * The instance as requests see it. Its sealed private key is opened once, into `keys`, and not kept;
+ * its dex registration state is left out because the worker changes it without telling gateways.
+ */
+export type TenantInstance = Omit<Instance, 'privateKeyEnc' | 'dexState'>;
 
 export interface ResolvedInstance {
   instance: TenantInstance;
@@ -44,7 +47,7 @@ export class InstanceRegistry implements InvalidationListener {
     const generation = this.generation;
     const instance = await this.instances.findByAddress(address);
     if (!instance) return null;
-    const { privateKeyEnc, ...kept } = instance;
+    const { privateKeyEnc, dexState: _changedByTheWorker, ...kept } = instance;
     const resolved = { instance: kept, keys: this.keysOf(instance.id, instance.keyId, privateKeyEnc, cached?.resolved) };
     if (generation === this.generation) this.cache.set(address, { resolved, readAt: performance.now() });
     return resolved;
