@@ -19,7 +19,7 @@ let dex: SigningKeys;
 const closers: (() => Promise<void>)[] = [];
 
 /** Another gateway of the same cluster: same database and key prefix, Redis connections of its own. */
-function peer(options: { subscribed: boolean }): Express {
+function peer(options: { subscribed: boolean }): { app: Express; subscriber?: Redis } {
   const db = createGatewayDb(a.databaseUrl, { max: 2 });
   const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
   const subscriber = options.subscribed ? redis.duplicate() : undefined;
@@ -41,7 +41,7 @@ function peer(options: { subscribed: boolean }): Express {
     redis.disconnect();
     await db.$disconnect();
   });
-  return app;
+  return { app, subscriber };
 }
 
 const validate = (app: Express, host: string, token: string) =>
@@ -62,7 +62,7 @@ let owner: SignedUp;
 
 beforeAll(async () => {
   ({ gw: a, dex } = await startGatewayWithDex());
-  b = peer({ subscribed: true });
+  b = peer({ subscribed: true }).app;
   owner = await signUp(a.app, 'alice');
   // Let B's subscription come up before anything is cached there.
   await new Promise((resolve) => setTimeout(resolve, 200));
@@ -129,12 +129,24 @@ describe('a change made through one gateway', () => {
 
 describe('a gateway that cannot hear invalidations', () => {
   it('still refuses a user disabled elsewhere within about 1 s, since it then keeps accounts for 1 s only', async () => {
-    const deaf = peer({ subscribed: false });
+    const deaf = peer({ subscribed: false }).app;
     const dave = await addUser(a.app, owner, 'dave', STRONG_PASSWORD);
     expect((await validate(deaf, owner.address, dave.token)).status).toBe(200);
     await request(a.app).put(`/users/user/${dave.userId}/disable`).set('Host', owner.address).set('X-Auth-Token', owner.token).expect(200);
     // One second of trust plus the polling step.
     expect(await msUntil(deaf, owner.address, dave.token, 401)).toBeLessThan(1500);
+  });
+
+  it('forgets everything it cached once its subscription is back, since messages sent meanwhile are lost', async () => {
+    const { app: c, subscriber } = peer({ subscribed: true });
+    await new Promise((resolve) => subscriber?.once('ready', resolve));
+    const erin = await addUser(a.app, owner, 'erin', STRONG_PASSWORD);
+    expect((await validate(c, owner.address, erin.token)).status).toBe(200);
+
+    subscriber?.disconnect();
+    await request(a.app).put(`/users/user/${erin.userId}/disable`).set('Host', owner.address).set('X-Auth-Token', owner.token).expect(200);
+    await subscriber?.connect();
+    expect(await msUntil(c, owner.address, erin.token, 401)).toBeLessThan(500);
   });
 });
 
