@@ -53,7 +53,6 @@ export interface AbandonedUpload {
 }
 
 type Db = GatewayDb | Prisma.TransactionClient;
-const withPermissions = { permissions: { orderBy: { userId: 'asc' } } } as const;
 
 /**
  * A file with its permissions in one row (`f` is the file), so a read is one statement and one
@@ -70,6 +69,28 @@ const FILES_BY_IDS = `${FILE_SELECT} WHERE f."instanceId" = $1::uuid AND f."file
 
 type FileRow = Omit<FileRecord, 'size'> & { size: string | bigint | null };
 
+/** Counter, file and uploader's permission in one statement (see `create`); $1 instance … $11 now. */
+const CREATE_FILE = `WITH counter AS (
+    INSERT INTO "FileIdCounter" ("instanceId", "base", "ext", "last") VALUES ($1::uuid, $2, $3, 0)
+    ON CONFLICT ("instanceId", "base", "ext") DO UPDATE SET "last" = "FileIdCounter"."last" + 1
+    RETURNING "last"
+  ), file AS (
+    INSERT INTO "File" ("instanceId", "fileId", "name", "source", "tags", "title", "description", "uploaderId",
+      "dateCreated", "lastUpdated", "createdAt")
+    SELECT $1::uuid, CASE WHEN c."last" = 0 THEN $2 || $3 ELSE $2 || '-' || c."last" || $3 END, $4, $5, $6::text[], $7, $8,
+      $9::uuid, $10::timestamptz, $11::timestamptz, $11::timestamptz
+    FROM counter c
+    RETURNING *
+  ), permission AS (
+    INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
+    SELECT f."instanceId", f."fileId", f."uploaderId", true FROM file f
+    RETURNING "userId", "contentReadable"
+  )
+  SELECT f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
+    f."contentPublic", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
+    (SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable")) FROM permission p) AS "permissions"
+  FROM file f`;
+
 /** pg hands int8 over as a string (Prisma as a bigint); the record keeps Prisma's bigint. */
 function fileRecord(row: FileRow): FileRecord {
   return Object.assign(row, { size: row.size === null ? null : BigInt(row.size) });
@@ -85,39 +106,29 @@ export class FileRepository {
   }
 
   /**
-   * Allocates the file's id and writes the row (New) and the uploader's permission in one transaction.
-   * The id comes from a per-(instance, base, ext) counter bumped by INSERT … ON CONFLICT DO UPDATE …
-   * RETURNING: the row lock serialises concurrent uploads of one name until commit, so each gets its
-   * own number, and a rolled-back upload gives its number back. Counters are never lowered, so an id is
-   * never reused (a still-valid signed address of a swept upload cannot write into a newer file).
+   * Allocates the file's id and writes the row (New) and the uploader's permission in one statement,
+   * so atomically and in one round trip. The id comes from a per-(instance, base, ext) counter bumped
+   * by INSERT … ON CONFLICT DO UPDATE … RETURNING: the row lock serialises concurrent uploads of one
+   * name until commit, so each gets its own number, and a failed upload gives its number back.
+   * Counters are never lowered, so an id is never reused (a still-valid signed address of a swept
+   * upload cannot write into a newer file).
    */
-  create(instanceId: string, stem: FileIdStem, file: NewFile): Promise<FileRecord> {
-    return this.db.$transaction(async (tx) => {
-      const [counter] = await tx.$queryRaw<{ last: number }[]>`
-        INSERT INTO "FileIdCounter" ("instanceId", "base", "ext", "last")
-        VALUES (${instanceId}::uuid, ${stem.base}, ${stem.ext}, 0)
-        ON CONFLICT ("instanceId", "base", "ext") DO UPDATE SET "last" = "FileIdCounter"."last" + 1
-        RETURNING "last"`;
-      const n = counter?.last ?? 0;
-      const fileId = n === 0 ? `${stem.base}${stem.ext}` : `${stem.base}-${n}${stem.ext}`;
-      return tx.file.create({
-        data: {
-          instanceId,
-          fileId,
-          name: file.name,
-          source: file.source,
-          tags: file.tags,
-          title: file.title,
-          description: file.description,
-          uploaderId: file.uploaderId,
-          dateCreated: file.dateCreated,
-          lastUpdated: file.now,
-          createdAt: file.now,
-          permissions: { create: { userId: file.uploaderId, contentReadable: true } },
-        },
-        include: withPermissions,
-      });
-    });
+  async create(instanceId: string, stem: FileIdStem, file: NewFile): Promise<FileRecord> {
+    const [row] = await this.prepared<FileRow>(CREATE_FILE, [
+      instanceId,
+      stem.base,
+      stem.ext,
+      file.name,
+      file.source,
+      file.tags,
+      file.title ?? null,
+      file.description ?? null,
+      file.uploaderId,
+      file.dateCreated,
+      file.now,
+    ]);
+    if (!row) throw new Error('file insert returned no row');
+    return fileRecord(row);
   }
 
   /** File get, content and every check before a change: one prepared statement. */
