@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { instanceUrl, type Config } from '@pds/config';
 import { ApplicationRepository, FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
-import { createBaseApp, finishApp, type Logger } from '@pds/http';
+import { createBaseApp, finishApp, healthRoutes, type Logger, type Metrics } from '@pds/http';
 import { BLOB_ROUTE, LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
 import { AccountCache } from './auth/accounts';
@@ -18,6 +18,7 @@ import { FILES_PATH, fileRoutes } from './files/routes';
 import { FileService } from './files/service';
 import { Invalidation } from './instances/invalidation';
 import { InstanceRegistry } from './instances/registry';
+import { gatewayReadiness } from './readiness';
 import { resolveTenant } from './instances/tenancy';
 import { signupRoutes } from './signup/routes';
 import { SignupService, type DexRegistrationQueue, type SignupInput } from './signup/service';
@@ -44,6 +45,8 @@ export interface GatewayDeps {
   subscriber?: Redis;
   /** Dex's public key for app pushes; by default fetched from `${DEX_URL}/publickey`. */
   dexKeys?: DexKeySource;
+  /** Request and cache metrics (served on METRICS_PORT by server.ts); none in tests that do not ask. */
+  metrics?: Metrics;
 }
 
 export interface Gateway {
@@ -63,10 +66,12 @@ export function createApp(deps: GatewayDeps): Gateway {
   const redisPrefix = deps.redisPrefix ?? 'pds';
   const invalidation = new Invalidation(deps.redis, deps.subscriber, `${redisPrefix}:invalidate`, logger);
   const instances = new InstanceRepository(db);
-  const accounts = new AccountCache(new UserRepository(db), new ApplicationRepository(db), invalidation);
+  const accounts = new AccountCache(new UserRepository(db), new ApplicationRepository(db), invalidation, {
+    stats: deps.metrics?.cache('accounts'),
+  });
   const users = new UserRepository(db, accounts.changed);
-  const registry = new InstanceRegistry(instances, deps.masterKey, invalidation);
-  const auth = new AuthService(users, accounts, new VerifiedTokenCache(), clock);
+  const registry = new InstanceRegistry(instances, deps.masterKey, invalidation, { stats: deps.metrics?.cache('instance-registry') });
+  const auth = new AuthService(users, accounts, new VerifiedTokenCache(undefined, deps.metrics?.cache('verified-token')), clock);
   const limiter = new LoginLimiter(deps.redis, {
     points: config.LOGIN_RATE_LIMIT,
     durationSeconds: config.LOGIN_RATE_WINDOW,
@@ -76,7 +81,9 @@ export function createApp(deps: GatewayDeps): Gateway {
 
   const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock, accounts);
 
-  const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE] });
+  const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE], metrics: deps.metrics?.requests });
+  // Before tenancy and auth: probes answer on any Host.
+  app.use(healthRoutes(gatewayReadiness(deps)));
   // Before tenancy: sign-up creates the instance its Host names.
   app.use(signupRoutes(signup, registry, auth));
 

@@ -1,5 +1,5 @@
-import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient as GatewayPrismaClient } from './generated/gateway/client';
 import { PrismaClient as DexPrismaClient } from './generated/dex/client';
 
@@ -16,24 +16,42 @@ export interface PoolOptions {
   max?: number;
 }
 
-export function createGatewayDb(url: string, options: PoolOptions = {}): GatewayDb {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
+/** Each client's connection pool, for the pool-use metrics (the adapter does not expose it). */
+const pools = new WeakMap<object, pg.Pool>();
+
+/** A pool the client owns: `$disconnect()` ends it. */
+function adapter(url: string, max: number) {
+  const pool = new pg.Pool({ connectionString: url, max });
   // A connection that dies while idle leaves the pool; the next query opens a new one. Without a
-  // listener the 'error' event would end the process.
+  // listener the 'error' event would end the process (Prisma adds its own only once it connects).
   pool.on('error', () => undefined);
-  const client = new GatewayPrismaClient({ adapter: new PrismaPg(pool) });
-  // `$disconnect()` also ends the pool (Prisma would not when it never connected), so callers keep
-  // closing the database the one way they know.
+  return { pool, adapter: new PrismaPg(pool, { disposeExternalPool: true }) };
+}
+
+export function createGatewayDb(url: string, options: PoolOptions = {}): GatewayDb {
+  const { pool, adapter: a } = adapter(url, options.max ?? 10);
+  const client = new GatewayPrismaClient({ adapter: a });
+  pools.set(client, pool);
+  // Prisma ends the pool only if it ever connected; the hot paths may have used the pool alone.
   const disconnect = client.$disconnect.bind(client);
   return Object.assign(client, {
     pool,
     $disconnect: async () => {
       await disconnect();
-      if (!pool.ended) await pool.end();
+      if (!pool.ending) await pool.end();
     },
   });
 }
 
 export function createDexDb(url: string, options: PoolOptions = {}): DexDb {
-  return new DexPrismaClient({ adapter: new PrismaPg({ connectionString: url, max: options.max ?? 5 }) });
+  const { pool, adapter: a } = adapter(url, options.max ?? 5);
+  const db = new DexPrismaClient({ adapter: a });
+  pools.set(db, pool);
+  return db;
+}
+
+/** Connections of a client's pool: open in total, idle, and callers waiting for one. */
+export function poolUse(db: GatewayDb | DexDb): { total: number; idle: number; waiting: number } {
+  const pool = pools.get(db);
+  return { total: pool?.totalCount ?? 0, idle: pool?.idleCount ?? 0, waiting: pool?.waitingCount ?? 0 };
 }

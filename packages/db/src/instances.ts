@@ -1,6 +1,6 @@
 import type { GatewayDb } from './clients';
-import type { DexState, Instance, User } from './generated/gateway/client';
-import { isUuid, preparedRows, type Rows } from './sql';
+import type { Instance, User } from './generated/gateway/client';
+import { preparedRows, type Rows } from './sql';
 
 const INSTANCE_COLUMNS = `"id", "address", "publicKeyPem", "privateKeyEnc", "keyId", "dexState", "createdAt"`;
 
@@ -25,12 +25,6 @@ export class InstanceRepository {
     return row ?? null;
   }
 
-  async findById(id: string): Promise<Instance | null> {
-    if (!isUuid(id)) return null;
-    const [row] = await this.rows<Instance>(`SELECT ${INSTANCE_COLUMNS} FROM "Instance" WHERE "id" = $1::uuid`, [id]);
-    return row ?? null;
-  }
-
   /** Creates the instance and its owner account together; null when the address is taken. */
   async createWithOwner(input: NewInstance): Promise<{ instance: Instance; owner: User } | null> {
     try {
@@ -45,9 +39,5 @@ export class InstanceRepository {
       if ((error as { code?: string }).code === 'P2002') return null;
       throw error;
     }
-  }
-
-  async setDexState(id: string, dexState: DexState): Promise<void> {
-    await this.db.instance.update({ where: { id }, data: { dexState } });
   }
 }

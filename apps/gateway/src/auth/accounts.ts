@@ -27,6 +27,8 @@ export class AccountCache implements InvalidationListener {
     private readonly users: UserRepository,
     private readonly apps: ApplicationRepository,
     private readonly invalidation: Invalidation,
+    /** Counts lookups for the hit-ratio metric (see Metrics.cache of @pds/http). */
+    private readonly options: { stats?: { hit(): void; miss(): void } } = {},
   ) {
     invalidation.listen(this);
   }
@@ -58,7 +60,11 @@ export class AccountCache implements InvalidationListener {
 
   private async cached(instanceId: string, key: string, read: () => Promise<Entry['value']>): Promise<Entry['value']> {
     const hit = this.byInstance.get(instanceId)?.get(key);
-    if (hit && performance.now() - hit.readAt < this.invalidation.maxAgeMs()) return hit.value;
+    if (hit && performance.now() - hit.readAt < this.invalidation.maxAgeMs()) {
+      this.options.stats?.hit();
+      return hit.value;
+    }
+    this.options.stats?.miss();
     const generation = this.generation;
     const value = await read();
     if (generation === this.generation) {

@@ -29,21 +29,28 @@ export class InstanceRegistry implements InvalidationListener {
   private readonly cache: LRUCache<string, Entry>;
   /** Bumped by every invalidation: a read that overlapped one may be stale and is not kept. */
   private generation = 0;
+  /** Counts lookups for the hit-ratio metric (see Metrics.cache of @pds/http). */
+  private readonly stats?: { hit(): void; miss(): void };
 
   constructor(
     private readonly instances: InstanceRepository,
     private readonly masterKey: Buffer,
     private readonly invalidation: Invalidation,
-    options: { max?: number } = {},
+    options: { max?: number; stats?: { hit(): void; miss(): void } } = {},
   ) {
     this.cache = new LRUCache({ max: options.max ?? 100_000 });
+    this.stats = options.stats;
     invalidation.listen(this);
   }
 
   /** The instance at this address, or null. Unknown addresses are not cached: sign-up may create them. */
   async resolve(address: string): Promise<ResolvedInstance | null> {
     const cached = this.cache.get(address);
-    if (cached && performance.now() - cached.readAt < this.invalidation.maxAgeMs()) return cached.resolved;
+    if (cached && performance.now() - cached.readAt < this.invalidation.maxAgeMs()) {
+      this.stats?.hit();
+      return cached.resolved;
+    }
+    this.stats?.miss();
     const generation = this.generation;
     const instance = await this.instances.findByAddress(address);
     if (!instance) return null;
