@@ -96,6 +96,14 @@ function fileRecord(row: FileRow): FileRecord {
   return Object.assign(row, { size: row.size === null ? null : BigInt(row.size) });
 }
 
+/** What PUT /files/file/:fileId replaces: absent title or description clear it. */
+export interface FileMetadata {
+  name: string;
+  tags: string[];
+  title: string | null;
+  description: string | null;
+}
+
 export class FileRepository {
   private readonly prepared: Rows;
   private readonly plain: Rows;
@@ -147,6 +155,11 @@ export class FileRepository {
 
   setPublic(instanceId: string, fileId: string, contentPublic: boolean, now: Date): Promise<FileRecord | null> {
     return this.updateWhere(instanceId, fileId, {}, { contentPublic, lastUpdated: now });
+  }
+
+  /** Replaces the descriptive metadata (the fileId stays); null when the file is missing. */
+  updateMetadata(instanceId: string, fileId: string, metadata: FileMetadata, now: Date): Promise<FileRecord | null> {
+    return this.updateWhere(instanceId, fileId, {}, { ...metadata, lastUpdated: now });
   }
 
   /** Grants (or changes) one user's permission on one file; null when the file is missing. */
