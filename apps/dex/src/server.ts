@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import type { Config } from '@pds/config';
 import { AdminRepository, CertifiedClusterRepository, createDexDb, DexKeyRepository } from '@pds/db';
-import { createLogger } from '@pds/http';
+import { answerClientErrors, createLogger } from '@pds/http';
 import { appPushProducer, keyFetchProducer, QUEUE_NAMES, queueEvents } from '@pds/queue';
 import { createDexApp } from './app';
 import { loadOrCreateDexKeys } from './keys';
@@ -45,6 +45,7 @@ export async function startDex(config: Config, options: { registerWaitMs?: numbe
       const s = app.listen(config.DEX_PORT, config.BIND_ADDRESS, () => resolve(s));
       s.once('error', reject);
     });
+    answerClientErrors(server);
   } catch (error) {
     await shutdown();
     throw error;

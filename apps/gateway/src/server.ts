@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import type { Config } from '@pds/config';
 import { createGatewayDb } from '@pds/db';
-import { createLogger } from '@pds/http';
+import { answerClientErrors, createLogger } from '@pds/http';
 import { dexRegistrationProducer } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
 import { createApp, type Gateway } from './app';
@@ -30,6 +30,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     const s = gateway.app.listen(config.PORT, config.BIND_ADDRESS, () => resolve(s));
     s.once('error', reject);
   });
+  answerClientErrors(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const url = `http://${config.BIND_ADDRESS}:${port}`;

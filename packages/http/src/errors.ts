@@ -7,6 +7,7 @@ export type ErrorKind =
   | 'Not Found'
   | 'Conflict'
   | 'Payload Too Large'
+  | 'Unsupported Media Type'
   | 'Too Many Requests'
   | 'Internal Server Error'
   | 'Service Unavailable';

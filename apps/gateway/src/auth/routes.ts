@@ -1,6 +1,6 @@
 // Tokens: login by headers or query, validation, the instance root and its public key (CONTRACT §1).
 import { Router, type Request, type Response } from 'express';
-import { ApiError } from '@pds/http';
+import { ApiError, assertStorable } from '@pds/http';
 import { publicKeyPem, TokenRefused } from '@pds/tokens';
 import { tenantOf } from '../context';
 import type { LoginLimiter } from './login-limit';
@@ -10,12 +10,15 @@ import type { AuthService } from './service';
 export const API_VERSION = 'v2.6';
 
 /** Header values may be URL-encoded (as the original system's clients send them). */
-function decodeCredential(value: string): string {
+function decodeCredential(value: string, field: string): string {
+  let decoded = value;
   try {
-    return decodeURIComponent(value.replace(/\+/g, ' '));
+    decoded = decodeURIComponent(value.replace(/\+/g, ' '));
   } catch {
-    return value;
+    // Not URL-encoded after all: the value is taken as sent.
   }
+  assertStorable(decoded, field);
+  return decoded;
 }
 
 function first(value: unknown): string | undefined {
@@ -29,7 +32,7 @@ export function authRoutes(auth: AuthService, limiter: LoginLimiter): Router {
     if (!username || !password) throw ApiError.notAuthenticated('Credentials required', { cause: 'No username or password provided to retrieve token' });
     const tenant = tenantOf(req);
     await limiter.consume(tenant.instance.id, req.ip ?? 'unknown');
-    const user = await auth.checkCredentials(tenant, decodeCredential(username), decodeCredential(password));
+    const user = await auth.checkCredentials(tenant, decodeCredential(username, 'username'), decodeCredential(password, 'password'));
     if (!user) throw ApiError.notAuthenticated();
     const accessToken = auth.issue(tenant, user);
     res.setHeader('X-Auth-Token', accessToken);
