@@ -6,6 +6,7 @@ import http, { type Server } from 'node:http';
 import { loadConfig, type Config } from '@pds/config';
 import { createDexDb, type DexDb } from '@pds/db';
 import { startDex, type RunningDex } from '@pds/dex';
+import { answerClientErrors } from '@pds/http';
 import { appPushProducer, keyFetchProducer, Producer, QUEUE_NAMES } from '@pds/queue';
 import { generateRsaKeyPair, issueToken, signingKeys, type SigningKeys } from '@pds/tokens';
 import { startWorker, type RunningWorker } from '@pds/worker';
@@ -133,6 +134,7 @@ export async function startTestCluster(options: { worker?: boolean; registerWait
     await new Promise<void>((resolve, reject) => {
       server = gw.app.listen(gatewayPort, '127.0.0.1', () => resolve());
       server.once('error', reject);
+      answerClientErrors(server);
     });
   };
   const stopGateway = async () => {

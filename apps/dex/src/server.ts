@@ -1,5 +1,6 @@
 // Wires dex's real dependencies from the configuration and serves it until `close()`.
 import type { Server } from 'node:http';
+import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import type { Config } from '@pds/config';
 import { AdminRepository, CertifiedClusterRepository, createDexDb, DexKeyRepository } from '@pds/db';
@@ -10,6 +11,7 @@ import { loadOrCreateDexKeys } from './keys';
 
 export interface RunningDex {
   url: string;
+  app: Express;
   close(): Promise<void>;
 }
 
@@ -35,12 +37,13 @@ export async function startDex(config: Config, options: { registerWaitMs?: numbe
   };
 
   let server: Server;
+  let app: Express;
   try {
     // The configured trust roots are seeded on every start; the CLI adds more (and nothing removes these).
     await new CertifiedClusterRepository(db).ensure(config.DEX_CLUSTERS);
     await new AdminRepository(db).ensure(config.DEX_ADMINS);
     const keys = await loadOrCreateDexKeys(new DexKeyRepository(db), config.MASTER_KEY);
-    const { app } = createDexApp({ config, db, logger, keys, keyFetch, keyFetchEvents, appPush, registerWaitMs: options.registerWaitMs });
+    ({ app } = createDexApp({ config, db, logger, keys, keyFetch, keyFetchEvents, appPush, registerWaitMs: options.registerWaitMs }));
     server = await new Promise<Server>((resolve, reject) => {
       const s = app.listen(config.DEX_PORT, config.BIND_ADDRESS, () => resolve(s));
       s.once('error', reject);
@@ -61,5 +64,5 @@ export async function startDex(config: Config, options: { registerWaitMs?: numbe
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await shutdown();
     })());
-  return { url, close };
+  return { url, app, close };
 }
