@@ -121,6 +121,7 @@ export async function startTestCluster(options: { worker?: boolean; registerWait
     DEX_ADMINS: ADMIN,
     CLUSTER_GATEWAYS: `${CLUSTER}=${gatewayUrl},${PEER_CLUSTER}=${fakes.url}`,
     QUEUE_PREFIX: gw.redisPrefix,
+    REGISTER_RATE_LIMIT: '1000',
   });
   const dex = await startDex(config, { registerWaitMs: options.registerWaitMs });
   const dexDb = createDexDb(database.url, { max: 2 });

@@ -1,8 +1,9 @@
 // Builds dex's express app from its dependencies; server.ts wires real ones, tests their own.
 import type { Express } from 'express';
+import type { Redis } from 'ioredis';
 import type { Config } from '@pds/config';
 import { AdminRepository, AppRecordRepository, CertifiedClusterRepository, RegisteredInstanceRepository, type DexDb } from '@pds/db';
-import { createBaseApp, finishApp, type Logger } from '@pds/http';
+import { createBaseApp, finishApp, RateLimit, type Logger } from '@pds/http';
 import type { Producer, QueueEvents } from '@pds/queue';
 import { type Clock, publicKeyPem, type SigningKeys } from '@pds/tokens';
 import { appRoutes } from './apps/routes';
@@ -15,6 +16,8 @@ export interface DexDeps {
   config: Config;
   db: DexDb;
   logger: Logger;
+  /** Counts registerHat calls per client (under the queue prefix, so clusters sharing a Redis do not mix). */
+  redis: Redis;
   keys: SigningKeys;
   keyFetch: Producer<'dex-key-fetch'>;
   keyFetchEvents: QueueEvents;
@@ -36,7 +39,12 @@ export function createDexApp(deps: DexDeps): { app: Express } {
   app.get('/publickey', (_req, res) => {
     res.type('text/plain').send(publicKey);
   });
-  app.use(registrationRoutes(registration));
+  const registerLimit = new RateLimit(deps.redis, {
+    points: deps.config.REGISTER_RATE_LIMIT,
+    durationSeconds: deps.config.REGISTER_RATE_WINDOW,
+    keyPrefix: `${deps.config.QUEUE_PREFIX}:register`,
+  });
+  app.use(registrationRoutes(registration, registerLimit));
   app.use(appRoutes(apps));
   finishApp(app);
   return { app };

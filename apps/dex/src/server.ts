@@ -1,11 +1,10 @@
 // Wires dex's real dependencies from the configuration and serves it until `close()`.
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { Redis } from 'ioredis';
 import type { Config } from '@pds/config';
 import { AdminRepository, CertifiedClusterRepository, createDexDb, DexKeyRepository } from '@pds/db';
 import { answerClientErrors, createLogger } from '@pds/http';
-import { appPushProducer, keyFetchProducer, QUEUE_NAMES, queueEvents } from '@pds/queue';
+import { appPushProducer, blockingRedis, keyFetchProducer, QUEUE_NAMES, queueEvents, requestRedis } from '@pds/queue';
 import { createDexApp } from './app';
 import { loadOrCreateDexKeys } from './keys';
 
@@ -21,18 +20,21 @@ export async function startDex(config: Config, options: { registerWaitMs?: numbe
   if (!config.MASTER_KEY) throw new Error('MASTER_KEY is not set: it seals dex\'s private key (pnpm start provides one)');
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'dex' });
   const db = createDexDb(config.DEX_DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
-  // BullMQ needs maxRetriesPerRequest null on connections it blocks on (QueueEvents duplicates this one).
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  // Requests enqueue and count on a fail-fast connection, so registerHat answers 503 at once while Redis
+  // is down; QueueEvents blocks on Redis by design and gets a connection that waits (it duplicates this one).
+  const redis = requestRedis(config.REDIS_URL);
+  const blocking = blockingRedis(config.REDIS_URL);
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
   const keyFetch = keyFetchProducer(queue);
   const appPush = appPushProducer(queue);
-  const keyFetchEvents = queueEvents(QUEUE_NAMES.keyFetch, queue);
+  const keyFetchEvents = queueEvents(QUEUE_NAMES.keyFetch, { connection: blocking, prefix: config.QUEUE_PREFIX });
 
   const shutdown = async () => {
     await keyFetchEvents.close();
     await keyFetch.close();
     await appPush.close();
     redis.disconnect();
+    blocking.disconnect();
     await db.$disconnect();
   };
 
@@ -43,7 +45,7 @@ export async function startDex(config: Config, options: { registerWaitMs?: numbe
     await new CertifiedClusterRepository(db).ensure(config.DEX_CLUSTERS);
     await new AdminRepository(db).ensure(config.DEX_ADMINS);
     const keys = await loadOrCreateDexKeys(new DexKeyRepository(db), config.MASTER_KEY);
-    ({ app } = createDexApp({ config, db, logger, keys, keyFetch, keyFetchEvents, appPush, registerWaitMs: options.registerWaitMs }));
+    ({ app } = createDexApp({ config, db, logger, redis, keys, keyFetch, keyFetchEvents, appPush, registerWaitMs: options.registerWaitMs }));
     server = await new Promise<Server>((resolve, reject) => {
       const s = app.listen(config.DEX_PORT, config.BIND_ADDRESS, () => resolve(s));
       s.once('error', reject);

@@ -3,10 +3,9 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { instanceUrl, type Config } from '@pds/config';
 import { FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
-import { createBaseApp, finishApp, type Logger } from '@pds/http';
+import { createBaseApp, finishApp, RateLimit, type Logger } from '@pds/http';
 import { BLOB_ROUTE, LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
-import { LoginLimiter } from './auth/login-limit';
 import { authenticate } from './auth/middleware';
 import { authRoutes } from './auth/routes';
 import { AuthService } from './auth/service';
@@ -56,10 +55,17 @@ export function createApp(deps: GatewayDeps): Gateway {
   const users = new UserRepository(db);
   const registry = new InstanceRegistry(instances, deps.masterKey);
   const auth = new AuthService(users, new VerifiedTokenCache(), clock);
-  const limiter = new LoginLimiter(deps.redis, {
+  const limiter = new RateLimit(deps.redis, {
     points: config.LOGIN_RATE_LIMIT,
     durationSeconds: config.LOGIN_RATE_WINDOW,
     keyPrefix: `${deps.redisPrefix ?? 'pds'}:login`,
+  });
+  const signupLimit = new RateLimit(deps.redis, {
+    points: config.SIGNUP_RATE_LIMIT,
+    durationSeconds: config.SIGNUP_RATE_WINDOW,
+    keyPrefix: `${deps.redisPrefix ?? 'pds'}:signup`,
+    // Sign-up needs no Redis: during an outage the instance is created and its registration reconciled later.
+    whenUnavailable: 'allow',
   });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
 
@@ -67,7 +73,7 @@ export function createApp(deps: GatewayDeps): Gateway {
 
   const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE] });
   // Before tenancy: sign-up creates the instance its Host names.
-  app.use(signupRoutes(signup, registry, auth));
+  app.use(signupRoutes(signup, registry, auth, signupLimit));
 
   app.use(resolveTenant(registry));
   // The local store's signed addresses carry their own authorisation (S3 serves these itself).

@@ -1,10 +1,9 @@
 // Wires real dependencies from the configuration and serves the gateway until `close()`.
 import type { Server } from 'node:http';
-import { Redis } from 'ioredis';
 import type { Config } from '@pds/config';
 import { createGatewayDb } from '@pds/db';
 import { answerClientErrors, createLogger } from '@pds/http';
-import { dexRegistrationProducer } from '@pds/queue';
+import { dexRegistrationProducer, requestRedis } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
 import { createApp, type Gateway } from './app';
 
@@ -21,7 +20,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   if (!config.MASTER_KEY) throw new Error('MASTER_KEY is not set (pnpm start provides one)');
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway' });
   const db = createGatewayDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });
+  const redis = requestRedis(config.REDIS_URL);
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
   const blobStore = await createBlobStore(config);
   const gateway = createApp({ config, db, redis, logger, masterKey: config.MASTER_KEY, dexRegistration, blobStore });

@@ -1,10 +1,10 @@
 // Runs the BullMQ processors of gateway and dex until `close()`.
 import { Worker, type Job, type Processor } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from '@pds/config';
 import { AppRecordRepository, createDexDb, createGatewayDb, DexKeyRepository, FileRepository, GatewayDexStateRepository, RegisteredInstanceRepository } from '@pds/db';
 import { createLogger, type Logger } from '@pds/http';
-import { appPushProducer, dexRegistrationProducer, QUEUE_NAMES, scheduleUploadSweep, type QueueName } from '@pds/queue';
+import { appPushProducer, blockingRedis, dexRegistrationProducer, QUEUE_NAMES, scheduleUploadSweep, WORKER_OPTIONS, type QueueName } from '@pds/queue';
 import { createBlobStore, objectKey } from '@pds/storage';
 import { openPrivateKey, signingKeys, type SigningKeys } from '@pds/tokens';
 import { appPushProcessor } from './jobs/app-push';
@@ -12,7 +12,7 @@ import { dexRegistrationProcessor } from './jobs/dex-registration';
 import { keyFetchProcessor } from './jobs/key-fetch';
 import { uploadSweepProcessor } from './jobs/upload-sweep';
 import { errorMessage } from './jobs/retry';
-import { requeuePendingRegistrations, requeueUndeliveredPushes } from './reconcile';
+import { reconcile, RECONCILE_EVERY_MS } from './reconcile';
 
 /** How often abandoned uploads are looked for (they are removed once older than UPLOAD_DEADLINE). */
 export const UPLOAD_SWEEP_EVERY_MS = 5 * 60 * 1000;
@@ -32,7 +32,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const gatewayDb = createGatewayDb(config.DATABASE_URL, { max: 3 });
   const dexDb = createDexDb(config.DEX_DATABASE_URL, { max: 3 });
   // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const redis = blockingRedis(config.REDIS_URL);
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
   const clock = () => new Date();
 
@@ -62,7 +62,11 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const registration = dexRegistrationProducer(queue);
   const appPush = appPushProducer(queue);
 
+  const instances = new RegisteredInstanceRepository(dexDb);
+  const reconcileOnce = () => reconcile({ states, registration, apps, appPush, instances, clock }, logger);
+  let reconciler: NodeJS.Timeout | undefined;
   const close = async () => {
+    clearInterval(reconciler);
     await Promise.all(workers.map((w) => w.close()));
     await registration.close();
     await appPush.close();
@@ -72,19 +76,29 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   try {
     await Promise.all(workers.map((w) => w.waitUntilReady()));
     await scheduleUploadSweep(queue, UPLOAD_SWEEP_EVERY_MS);
-    await requeuePendingRegistrations(states, registration, logger);
-    await requeueUndeliveredPushes(apps, appPush, logger);
+    await reconcileOnce();
   } catch (error) {
     await close();
     throw error;
   }
+  // Work owed after an outage (a sign-up whose registration could not be queued, a push lost with
+  // Redis) is queued again within one period of recovery, without a restart.
+  let reconciling = false;
+  reconciler = setInterval(() => {
+    if (reconciling) return;
+    reconciling = true;
+    void reconcileOnce()
+      .catch((error: unknown) => logger.warn({ error: errorMessage(error) }, 'reconciliation failed; retrying next period'))
+      .finally(() => (reconciling = false));
+  }, RECONCILE_EVERY_MS);
+  reconciler.unref();
   logger.info({ queues: workers.map((w) => w.name), prefix: config.QUEUE_PREFIX }, 'worker running');
   let closing: Promise<void> | undefined;
   return { close: () => (closing ??= close()) };
 }
 
 function run<N extends QueueName>(name: N, processor: Processor, config: Config, redis: Redis, logger: Logger): Worker {
-  const worker = new Worker(name, processor, { connection: redis, prefix: config.QUEUE_PREFIX, concurrency: 5 });
+  const worker = new Worker(name, processor, { connection: redis, prefix: config.QUEUE_PREFIX, concurrency: 5, ...WORKER_OPTIONS });
   worker.on('failed', (job: Job | undefined, error: Error) => {
     // Messages name addresses and statuses, never tokens.
     logger.warn({ queue: name, jobId: job?.id, attemptsMade: job?.attemptsMade, error: errorMessage(error) }, 'job failed');

@@ -6,3 +6,4 @@ export * from './body';
 export * from './strings';
 export * from './url';
 export * from './client-errors';
+export * from './rate-limit';

@@ -1,9 +1,8 @@
 // Tokens: login by headers or query, validation, the instance root and its public key (CONTRACT §1).
 import { Router, type Request, type Response } from 'express';
-import { ApiError, assertStorable } from '@pds/http';
+import { ApiError, assertStorable, type RateLimit } from '@pds/http';
 import { publicKeyPem, TokenRefused } from '@pds/tokens';
 import { tenantOf } from '../context';
-import type { LoginLimiter } from './login-limit';
 import { requestToken } from './middleware';
 import type { AuthService } from './service';
 
@@ -25,13 +24,13 @@ function first(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-export function authRoutes(auth: AuthService, limiter: LoginLimiter): Router {
+export function authRoutes(auth: AuthService, limiter: RateLimit): Router {
   const router = Router();
 
   async function login(req: Request, res: Response, username: string | undefined, password: string | undefined) {
     if (!username || !password) throw ApiError.notAuthenticated('Credentials required', { cause: 'No username or password provided to retrieve token' });
     const tenant = tenantOf(req);
-    await limiter.consume(tenant.instance.id, req.ip ?? 'unknown');
+    await limiter.consume(`${tenant.instance.id}:${req.ip ?? 'unknown'}`);
     const user = await auth.checkCredentials(tenant, decodeCredential(username, 'username'), decodeCredential(password, 'password'));
     if (!user) throw ApiError.notAuthenticated();
     const accessToken = auth.issue(tenant, user);
