@@ -3,7 +3,7 @@
 // whose keys and answers a test controls). Everything shares one private queue prefix. `close()` in afterAll.
 import { randomBytes } from 'node:crypto';
 import http, { type Server } from 'node:http';
-import { loadConfig, type Config } from '@pds/config';
+import { loadConfig, type Config, type Env } from '@pds/config';
 import { createDexDb, type DexDb } from '@pds/db';
 import { startDex, type RunningDex } from '@pds/dex';
 import { answerClientErrors } from '@pds/http';
@@ -99,7 +99,9 @@ export interface TestCluster {
   close(): Promise<void>;
 }
 
-export async function startTestCluster(options: { worker?: boolean; registerWaitMs?: number } = {}): Promise<TestCluster> {
+export async function startTestCluster(
+  options: { worker?: boolean; registerWaitMs?: number; /** Settings of dex and the worker to override. */ env?: Partial<Record<keyof Env, string>> } = {},
+): Promise<TestCluster> {
   const [dexPort, gatewayPort] = [await freePort(), await freePort()];
   const dexUrl = `http://127.0.0.1:${dexPort}`;
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -122,6 +124,7 @@ export async function startTestCluster(options: { worker?: boolean; registerWait
     CLUSTER_GATEWAYS: `${CLUSTER}=${gatewayUrl},${PEER_CLUSTER}=${fakes.url}`,
     QUEUE_PREFIX: gw.redisPrefix,
     REGISTER_RATE_LIMIT: '1000',
+    ...options.env,
   });
   const dex = await startDex(config, { registerWaitMs: options.registerWaitMs });
   const dexDb = createDexDb(database.url, { max: 2 });
