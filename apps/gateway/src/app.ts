@@ -77,7 +77,8 @@ export function createApp(deps: GatewayDeps): Gateway {
 
   app.use(resolveTenant(registry));
   // The local store's signed addresses carry their own authorisation (S3 serves these itself).
-  if (deps.blobStore instanceof LocalBlobStore) app.use(blobRoutes(deps.blobStore));
+  const fileRepository = new FileRepository(db);
+  if (deps.blobStore instanceof LocalBlobStore) app.use(blobRoutes(deps.blobStore, fileRepository));
   // Dex pushes carry a dex service token in X-Auth-Token, which instance authentication would refuse.
   app.use(apps.pushRoutes);
   // The token routes read and judge tokens themselves (validate must say why a token is refused).
@@ -87,11 +88,12 @@ export function createApp(deps: GatewayDeps): Gateway {
   app.use(apps.routes);
   app.use(dataFeature(db));
   const files = new FileService({
-    files: new FileRepository(db),
+    files: fileRepository,
     users,
     store: deps.blobStore,
     clock,
     signedUrlTtl: config.SIGNED_URL_TTL,
+    maxUploadBytes: config.MAX_UPLOAD_BYTES,
     baseUrl: (address) => instanceUrl(config, address),
   });
   app.use(FILES_PATH, fileRoutes(files));

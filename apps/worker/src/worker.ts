@@ -5,7 +5,7 @@ import type { Config } from '@pds/config';
 import { AppRecordRepository, createDexDb, createGatewayDb, DexKeyRepository, FileRepository, GatewayDexStateRepository, RegisteredInstanceRepository } from '@pds/db';
 import { createLogger, type Logger } from '@pds/http';
 import { appPushProducer, blockingRedis, dexRegistrationProducer, QUEUE_NAMES, scheduleUploadSweep, WORKER_OPTIONS, type QueueName } from '@pds/queue';
-import { createBlobStore, objectKey } from '@pds/storage';
+import { createBlobStore, LocalBlobStore, objectKey, removeOrphans, S3BlobStore, type BlobStore } from '@pds/storage';
 import { openPrivateKey, signingKeys, type SigningKeys } from '@pds/tokens';
 import { appPushProcessor } from './jobs/app-push';
 import { dexRegistrationProcessor } from './jobs/dex-registration';
@@ -37,6 +37,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const clock = () => new Date();
 
   const states = new GatewayDexStateRepository(gatewayDb);
+  const files = new FileRepository(gatewayDb);
   const apps = new AppRecordRepository(dexDb);
   const dexKeys = new DexKeyRepository(dexDb);
   let keys: SigningKeys | undefined;
@@ -53,7 +54,7 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
     run(QUEUE_NAMES.appPush, appPushProcessor({ gateways: config.CLUSTER_GATEWAYS, apps, keys: loadKeys, clock }), config, redis, logger),
     run(
       QUEUE_NAMES.uploadSweep,
-      uploadSweepProcessor({ files: new FileRepository(gatewayDb), store, objectKey, clock, uploadDeadline: config.UPLOAD_DEADLINE }),
+      uploadSweepProcessor({ files, store, objectKey, clock, uploadDeadline: config.UPLOAD_DEADLINE, leftovers: () => removeLeftovers(store, files, clock, config.SIGNED_URL_TTL) }),
       config,
       redis,
       logger,
@@ -105,4 +106,17 @@ function run<N extends QueueName>(name: N, processor: Processor, config: Config,
   });
   worker.on('error', (error) => logger.error({ queue: name, error: errorMessage(error) }, 'worker error'));
   return worker;
+}
+
+/**
+ * The local store's partial temp files; on S3, objects no live file points to, once older than a signed
+ * address lives (an upload may still be landing until then), with a minute's margin for clock skew.
+ */
+async function removeLeftovers(store: BlobStore, files: FileRepository, clock: () => Date, signedUrlTtl: number): Promise<number> {
+  if (store instanceof LocalBlobStore) return store.removeStaleTemp();
+  if (store instanceof S3BlobStore) {
+    const olderThan = new Date(clock().getTime() - (signedUrlTtl + 60) * 1000);
+    return removeOrphans(store, (keys) => files.liveFiles(keys), olderThan);
+  }
+  return 0;
 }

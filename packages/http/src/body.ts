@@ -38,7 +38,8 @@ export function jsonBodyParser(limitBytes = JSON_BODY_LIMIT_BYTES): RequestHandl
 
 /** Parses JSON text whose nesting is first checked against MAX_JSON_DEPTH; 400 on any failure. */
 export function parseJson(text: string, what = 'body'): unknown {
-  if (text.trim() === '') throw ApiError.badRequest(`${what}: is empty; send a JSON value`);
+  // As express.json did: clients send a JSON type with an empty body on calls that take none.
+  if (text.trim() === '') return {};
   if (nestingDepth(text) > MAX_JSON_DEPTH) throw ApiError.badRequest(`${what}: nests deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
