@@ -8,10 +8,10 @@ import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
 import request from 'supertest';
-import { loadConfig, type Config } from '@pds/config';
-import { startDex, type RunningDex } from '@pds/dex';
-import { startGateway, type RunningGateway } from '@pds/gateway';
-import { startWorker, type RunningWorker } from '@pds/worker';
+import { loadConfigFor, type ClusterConfig } from '@pds/config';
+import { startDex, startDexWorker, type RunningDex } from '@pds/dex';
+import { startGateway, startGatewayWorker, type RunningGateway } from '@pds/gateway';
+import type { Stoppable } from '@pds/http';
 import { freePort, waitForPort } from '../scripts/lib/ports';
 import { migrate } from '../scripts/lib/prisma';
 import { eventually } from './support/dex';
@@ -32,9 +32,9 @@ async function timed(call: request.Test): Promise<{ status: number; ms: number; 
 
 const signupBody = (username: string) => ({ fullName: `${username} Example`, username, email: `${username}@example.com`, pass: STRONG_PASSWORD, passRepeat: STRONG_PASSWORD });
 
-async function baseConfig(extra: Record<string, string>): Promise<Config> {
+async function baseConfig(extra: Record<string, string>): Promise<ClusterConfig> {
   const [port, dexPort] = [await freePort(), await freePort()];
-  return loadConfig({
+  return loadConfigFor('cluster', {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     CLUSTER_DOMAIN: CLUSTER,
     PUBLIC_URL_SCHEME: 'http',
@@ -52,10 +52,10 @@ async function baseConfig(extra: Record<string, string>): Promise<Config> {
 
 describe('Redis outage', () => {
   let redis: PrivateRedis;
-  let config: Config;
+  let config: ClusterConfig;
   let gateway: RunningGateway;
   let dex: RunningDex;
-  let worker: RunningWorker;
+  let workers: Stoppable[] = [];
   let gatewayDb: pg.Client;
   const drops: Array<() => Promise<void>> = [];
 
@@ -68,13 +68,13 @@ describe('Redis outage', () => {
     config = await baseConfig({ REDIS_URL: redis.url, DATABASE_URL: gwDb.url, DEX_DATABASE_URL: dexDb.url });
     gateway = await startGateway(config);
     dex = await startDex(config, { registerWaitMs: 500 });
-    worker = await startWorker(config);
+    workers = [await startGatewayWorker(config), await startDexWorker(config)];
     gatewayDb = new pg.Client({ connectionString: gwDb.url });
     await gatewayDb.connect();
   });
   afterAll(async () => {
     await redis?.resume().catch(() => undefined);
-    await worker?.close();
+    for (const w of workers) await w.close();
     await dex?.close();
     await gateway?.close();
     await gatewayDb?.end();
@@ -241,7 +241,7 @@ describe('kill -9 of the gateway mid-upload', () => {
 describe('kill -9 of the worker mid-job', () => {
   let gw: TestGateway;
   let child: ChildProcess | undefined;
-  let worker: RunningWorker | undefined;
+  let worker: Stoppable | undefined;
   let fakeDex: http.Server;
   let dexDatabase: { url: string; drop(): Promise<void> } | undefined;
   let answer = false;
@@ -281,7 +281,7 @@ describe('kill -9 of the worker mid-job', () => {
       MASTER_KEY: gw.config.MASTER_KEY?.toString('hex') as string,
       DATA_DIR: gw.config.DATA_DIR,
     };
-    child = spawn(process.execPath, ['--import', 'tsx', 'apps/worker/src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: 'ignore' });
+    child = spawn(process.execPath, ['--import', 'tsx', 'apps/gateway/src/worker-main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: 'ignore' });
     const owner = await signUp(gw.app, 'stalled');
     await eventually(async () => received > 0, 30_000);
     child.kill('SIGKILL');
@@ -289,7 +289,7 @@ describe('kill -9 of the worker mid-job', () => {
     child = undefined;
     answer = true;
 
-    worker = await startWorker(loadConfig(env));
+    worker = await startGatewayWorker(loadConfigFor('gateway-worker', env));
     const restarted = Date.now();
     await eventually(async () => (await gw.db.instance.findUnique({ where: { address: owner.address } }))?.dexState === 'registered', 20_000);
     expect(Date.now() - restarted).toBeLessThan(10_000);

@@ -1,15 +1,15 @@
 // A whole cluster for dex and worker tests: a real gateway listening on a port, dex on its own
-// database copied from the migrated template, the worker, and fake instances (a tiny real HTTP server
+// database copied from the migrated template, both domain workers, and fake instances (a tiny real HTTP server
 // whose keys and answers a test controls). Everything shares one private queue prefix. `close()` in afterAll.
 import { randomBytes } from 'node:crypto';
 import http, { type Server } from 'node:http';
-import { loadConfig, type Config, type Env } from '@pds/config';
+import { loadConfigFor, type ClusterConfig, type Env } from '@pds/config';
 import { createDexDb, type DexDb } from '@pds/db';
-import { startDex, type RunningDex } from '@pds/dex';
+import { startDex, startDexWorker, type RunningDex } from '@pds/dex';
+import { startGatewayWorker } from '@pds/gateway';
 import { answerClientErrors } from '@pds/http';
 import { appPushProducer, keyFetchProducer, Producer, QUEUE_NAMES } from '@pds/queue';
 import { generateRsaKeyPair, issueToken, signingKeys, type SigningKeys } from '@pds/tokens';
-import { startWorker, type RunningWorker } from '@pds/worker';
 import { freePort } from '../../scripts/lib/ports';
 import { CLUSTER, requireEnv, startTestGateway, type TestGateway } from './gateway';
 import { createDatabaseFrom } from './templates';
@@ -86,7 +86,7 @@ export interface TestCluster {
   dexDb: DexDb;
   fakes: FakeInstances;
   /** Configuration of dex and worker (queue prefix shared with the gateway's producer). */
-  config: Config;
+  config: ClusterConfig;
   /** Producers on the same prefix, for inspecting queues (and the scheduled upload sweep). */
   keyFetch: Producer<'dex-key-fetch'>;
   appPush: Producer<'app-push'>;
@@ -108,14 +108,14 @@ export async function startTestCluster(
   const gw = await startTestGateway({ DEX_URL: dexUrl });
   const fakes = await startFakeInstances();
   const database = await createDatabaseFrom(requireEnv('TEST_PG_ADMIN_URL'), requireEnv('TEST_DEX_TEMPLATE'));
-  const config = loadConfig({
+  const config = loadConfigFor('cluster', {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     CLUSTER_DOMAIN: CLUSTER,
     DATABASE_URL: gw.databaseUrl,
     DEX_DATABASE_URL: database.url,
     REDIS_URL: requireEnv('TEST_REDIS_URL'),
     // The gateway's: the worker's upload sweep removes bytes from the same local store.
-    MASTER_KEY: gw.config.MASTER_KEY?.toString('hex'),
+    MASTER_KEY: gw.config.MASTER_KEY.toString('hex'),
     DATA_DIR: gw.config.DATA_DIR,
     DEX_PORT: String(dexPort),
     DEX_URL: dexUrl,
@@ -146,7 +146,7 @@ export async function startTestCluster(
     server = undefined;
     if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
   };
-  let worker: RunningWorker | undefined;
+  let workers: { close(): Promise<void> }[] = [];
   const cluster: TestCluster = {
     gw,
     gatewayUrl,
@@ -159,16 +159,16 @@ export async function startTestCluster(
     appPush,
     uploadSweep,
     startWorker: async () => {
-      worker ??= await startWorker(config);
+      if (workers.length === 0) workers = [await startGatewayWorker(config), await startDexWorker(config)];
     },
     stopWorker: async () => {
-      await worker?.close();
-      worker = undefined;
+      for (const w of workers) await w.close();
+      workers = [];
     },
     stopGateway,
     startGateway,
     close: async () => {
-      await worker?.close();
+      for (const w of workers) await w.close();
       await dex.close();
       await stopGateway();
       await fakes.close();

@@ -1,4 +1,4 @@
-// Queue names, typed job payloads and producers, shared by the apps that enqueue and the worker.
+// Queue names, typed job payloads and producers, shared by the apps that enqueue and their workers.
 import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AppRecord } from '@pds/app-record';
@@ -17,7 +17,7 @@ export interface JobPayloads {
   [QUEUE_NAMES.keyFetch]: { address: string };
   /** Dex → instance: deliver one certified app record. */
   [QUEUE_NAMES.appPush]: { pushId: string; address: string; record: AppRecord; version: number };
-  /** Worker: remove uploads never completed before the deadline. */
+  /** Gateway worker: remove uploads never completed before the deadline. */
   [QUEUE_NAMES.uploadSweep]: Record<string, never>;
 }
 
@@ -149,4 +149,6 @@ export const jobIds = {
   appPush: (pushId: string) => `push-${pushId}`,
   uploadSweep: 'upload-sweep',
 };
+export { errorMessage, isLastAttempt } from './retry';
+export { closeWorkers, reconcileEvery, RECONCILE_EVERY_MS, runQueue, type JobLogger } from './worker';
 export * from './connections';

@@ -1,0 +1,65 @@
+// Runs dex's jobs (key fetch, app push) until `close()`. It holds dex's database and key only: the
+// gateway's database belongs to the gateway's worker.
+import type { DexWorkerConfig } from '@pds/config';
+import { AppRecordRepository, createDexDb, databaseChecks, DexKeyRepository, poolUse, RegisteredInstanceRepository } from '@pds/db';
+import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
+import { appPushProducer, blockingRedis, closeWorkers, keyFetchProducer, QUEUE_NAMES, reconcileEvery, runQueue } from '@pds/queue';
+import { openPrivateKey, signingKeys, type SigningKeys } from '@pds/tokens';
+import { appPushProcessor } from './jobs/app-push';
+import { keyFetchProcessor } from './jobs/key-fetch';
+import { reconcileDex } from './jobs/reconcile';
+
+export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable> {
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'dex-worker' });
+  const db = createDexDb(config.DEX_DATABASE_URL, { max: 3 });
+  // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
+  const redis = blockingRedis(config.REDIS_URL);
+  const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
+  const apps = new AppRecordRepository(db);
+  const instances = new RegisteredInstanceRepository(db);
+  const dexKeys = new DexKeyRepository(db);
+  let keys: SigningKeys | undefined;
+  const loadKeys = async () => {
+    if (keys) return keys;
+    const stored = await dexKeys.get();
+    if (!stored) throw new Error('dex has not created its signing key yet (start dex first)');
+    return (keys = signingKeys(stored.keyId, openPrivateKey(stored.privateKeyEnc, config.MASTER_KEY)));
+  };
+
+  const workers = [
+    runQueue(QUEUE_NAMES.keyFetch, keyFetchProcessor({ gateways: config.CLUSTER_GATEWAYS, instances }), queue, logger),
+    runQueue(QUEUE_NAMES.appPush, appPushProcessor({ gateways: config.CLUSTER_GATEWAYS, apps, keys: loadKeys, clock: () => new Date() }), queue, logger),
+  ];
+  const appPush = appPushProducer(queue);
+  // Only for the depth metrics: dex itself queues key fetches.
+  const keyFetch = keyFetchProducer(queue);
+  let metrics: Awaited<ReturnType<typeof startMetrics>>;
+  const reconcile = () => reconcileDex({ apps, appPush, instances, clock: () => new Date() }, logger);
+  let stopReconciling = () => undefined as void;
+
+  const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
+  const close = async () => {
+    stopReconciling();
+    await metrics?.close();
+    await closeWorkers(workers, graceMs);
+    await appPush.close();
+    await keyFetch.close();
+    redis.disconnect();
+    await db.$disconnect();
+    logger.flush();
+  };
+  try {
+    await requireReady('dex worker', databaseChecks('dex', db));
+    await Promise.all(workers.map((w) => w.waitUntilReady()));
+    await reconcile();
+    stopReconciling = reconcileEvery(reconcile, logger);
+    metrics = await startMetrics('dex-worker', config);
+    metrics?.metrics.queues([keyFetch.queue, appPush.queue]);
+    metrics?.metrics.pool(() => poolUse(db));
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  logger.info({ queues: workers.map((w) => w.name), prefix: config.QUEUE_PREFIX }, 'dex worker running');
+  return { close: once(close), graceMs };
+}
