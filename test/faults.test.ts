@@ -96,7 +96,8 @@ describe('Redis outage', () => {
 
     // Needs Redis (the login limit fails closed): 503 with Retry-After, at once.
     const login = await timed(gw().get('/users/access_token').set('Host', `alice.${CLUSTER}`).set('username', 'alice').set('password', STRONG_PASSWORD));
-    expect([login.status, login.ms < 1000]).toEqual([503, true]);
+    expect([login.status, login.ms]).toEqual([503, expect.any(Number)]);
+    expect(login.ms).toBeLessThan(1000);
     expect(login.body).toEqual({ error: 'Service Unavailable', message: expect.any(String) });
     expect(Number(login.headers['retry-after'])).toBeGreaterThan(0);
     // Needs no Redis: answered as usual.
@@ -104,9 +105,10 @@ describe('Redis outage', () => {
     expect([validate.status, validate.ms < 1000]).toEqual([200, true]);
     const search = await timed(gw().post('/api/v2.6/files/search').set('Host', `alice.${CLUSTER}`).set('X-Auth-Token', token).send({}));
     expect([search.status, search.ms < 1000]).toEqual([200, true]);
-    // Sign-up needs no Redis either: the instance is created, its dex registration is owed.
+    // Sign-up needs no Redis either: the instance is created, its dex registration is owed. Its own cost
+    // (a key pair, a password hash) is measured with Redis up: the outage may add no more than a second.
     const bob = await timed(gw().post('/api/signup').set('Host', CLUSTER).send(signupBody('bob')));
-    expect([bob.status, bob.ms < 1000]).toEqual([201, true]);
+    expect([bob.status, bob.ms < alice.ms + 1000]).toEqual([201, true]);
     expect(await dexState(`bob.${CLUSTER}`)).toBe('pending');
     // Dex's registerHat cannot queue the key fetch: 503 at once, never a hang.
     const register = await timed(request(dex.url).post('/api/users/registerHat').send({ hatAddress: `carol.${CLUSTER}` }));
@@ -134,7 +136,7 @@ describeWithPostgres('PostgreSQL outage', () => {
     await admin.connect();
     await admin.query('create database pds');
     await admin.end();
-    migrate('gateway', postgres.url('pds'));
+    await migrate('gateway', postgres.url('pds'));
     gateway = await startGateway(await baseConfig({ REDIS_URL: requireEnv('TEST_REDIS_URL'), DATABASE_URL: postgres.url('pds') }));
   });
   afterAll(async () => {
@@ -156,9 +158,9 @@ describeWithPostgres('PostgreSQL outage', () => {
     ];
 
     await postgres.stop();
-    for (const call of calls()) {
+    for (const [i, call] of calls().entries()) {
       const res = await timed(call);
-      expect([res.status, res.ms < 1000]).toEqual([503, true]);
+      expect({ call: i, status: res.status, fast: res.ms < 1000 }).toEqual({ call: i, status: 503, fast: true });
       expect(res.body).toEqual({ error: 'Service Unavailable', message: expect.any(String) });
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     }

@@ -61,12 +61,12 @@ export function createApp(deps: GatewayDeps): Gateway {
   const limiter = new RateLimit(deps.redis, {
     points: config.LOGIN_RATE_LIMIT,
     durationSeconds: config.LOGIN_RATE_WINDOW,
-    keyPrefix: `${deps.redisPrefix ?? 'pds'}:login`,
+    keyPrefix: `${deps.redisPrefix ?? config.QUEUE_PREFIX}:login`,
   });
   const signupLimit = new RateLimit(deps.redis, {
     points: config.SIGNUP_RATE_LIMIT,
     durationSeconds: config.SIGNUP_RATE_WINDOW,
-    keyPrefix: `${deps.redisPrefix ?? 'pds'}:signup`,
+    keyPrefix: `${deps.redisPrefix ?? config.QUEUE_PREFIX}:signup`,
     // Sign-up needs no Redis: during an outage the instance is created and its registration reconciled later.
     whenUnavailable: 'allow',
   });
