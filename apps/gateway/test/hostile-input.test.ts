@@ -47,10 +47,10 @@ function rawSearch(body: Buffer, headers: Record<string, string> = {}): Promise<
 const asOwner = (method: 'get' | 'post' | 'put' | 'delete', path: string) =>
   request(gw.app)[method](path).set('Host', owner.address).set('X-Auth-Token', owner.token);
 
-function expectRefusal(res: { status: number; body: any }, status: number, field?: RegExp) {
+function expectRefusal(res: { status: number; body: unknown }, status: number, field?: RegExp) {
   expect(res.status).toBe(status);
   expect(res.body).toEqual({ error: expect.any(String), message: expect.any(String) });
-  if (field) expect(res.body.message).toMatch(field);
+  if (field) expect((res.body as { message: string }).message).toMatch(field);
 }
 
 async function recordCount(): Promise<number> {

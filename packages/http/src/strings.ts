@@ -4,6 +4,7 @@
 import { ApiError } from './errors';
 
 /** NUL, or a surrogate half without its partner. */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Why `text` cannot be stored, or null when it can. */
