@@ -1,7 +1,7 @@
 // Wires dex's real dependencies from the configuration and serves it until `close()`.
 import type { Express } from 'express';
 import type { DexConfig } from '@pds/config';
-import { AdminRepository, CertifiedClusterRepository, createDexDb, databaseChecks, DexKeyRepository, poolUse } from '@pds/db';
+import { AdminRepository, CertifiedClusterRepository, createDexDb, databaseChecks, DexKeyRepository, disconnectOnFailure, poolUse } from '@pds/db';
 import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
 import { appPushProducer, blockingRedis, keyFetchProducer, QUEUE_NAMES, queueEvents, requestRedis } from '@pds/queue';
 import { createDexApp } from './app';
@@ -16,6 +16,7 @@ export interface RunningDex extends Stoppable {
 export async function startDex(config: DexConfig, options: { registerWaitMs?: number } = {}): Promise<RunningDex> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'dex' });
   const db = createDexDb(config.DEX_DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
+  await disconnectOnFailure(db, requireReady('dex', databaseChecks('dex', db)));
   // Requests enqueue and count on a fail-fast connection, so registerHat answers 503 at once while Redis
   // is down; QueueEvents blocks on Redis by design and gets a connection that waits (it duplicates this one).
   const redis = requestRedis(config.REDIS_URL);
@@ -40,7 +41,6 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
   let server;
   let app: Express;
   try {
-    await requireReady('dex', databaseChecks('dex', db));
     // The configured trust roots are seeded on every start; the CLI adds more (and nothing removes these).
     await new CertifiedClusterRepository(db).ensure(config.DEX_CLUSTERS);
     await new AdminRepository(db).ensure(config.DEX_ADMINS);

@@ -1,7 +1,7 @@
 // Runs dex's jobs (key fetch, app push) until `close()`. It holds dex's database and key only: the
 // gateway's database belongs to the gateway's worker.
 import type { DexWorkerConfig } from '@pds/config';
-import { AppRecordRepository, createDexDb, databaseChecks, DexKeyRepository, poolUse, RegisteredInstanceRepository } from '@pds/db';
+import { AppRecordRepository, createDexDb, databaseChecks, disconnectOnFailure, DexKeyRepository, poolUse, RegisteredInstanceRepository } from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
 import { appPushProducer, blockingRedis, closeWorkers, keyFetchProducer, QUEUE_NAMES, reconcileEvery, runQueue } from '@pds/queue';
 import { openPrivateKey, signingKeys, type SigningKeys } from '@pds/tokens';
@@ -12,6 +12,7 @@ import { reconcileDex } from './jobs/reconcile';
 export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'dex-worker' });
   const db = createDexDb(config.DEX_DATABASE_URL, { max: 3 });
+  await disconnectOnFailure(db, requireReady('dex worker', databaseChecks('dex', db)));
   // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
   const redis = blockingRedis(config.REDIS_URL);
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
@@ -49,7 +50,6 @@ export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable
     logger.flush();
   };
   try {
-    await requireReady('dex worker', databaseChecks('dex', db));
     await Promise.all(workers.map((w) => w.waitUntilReady()));
     await reconcile();
     stopReconciling = reconcileEvery(reconcile, logger);

@@ -2,18 +2,22 @@
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { instanceUrl, type Config } from '@pds/config';
-import { FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
+import { ApplicationRepository, FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
 import { createBaseApp, finishApp, healthRoutes, RateLimit, type Logger, type Metrics } from '@pds/http';
 import { BLOB_ROUTE, LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
+import { AccountCache } from './auth/accounts';
+import { LoginService } from './auth/login';
 import { authenticate } from './auth/middleware';
 import { authRoutes } from './auth/routes';
 import { AuthService } from './auth/service';
 import { applicationsFeature, HttpDexKeySource, type DexKeySource } from './apps';
 import { blobRoutes } from './blobs/routes';
-import { dataFeature } from './data';
+import { instanceCors } from './cors';
+import { dataFeature, debitService } from './data';
 import { FILES_PATH, fileRoutes } from './files/routes';
 import { FileService } from './files/service';
+import { Invalidation } from './instances/invalidation';
 import { InstanceRegistry } from './instances/registry';
 import { gatewayReadiness } from './readiness';
 import { resolveTenant } from './instances/tenancy';
@@ -34,6 +38,12 @@ export interface GatewayDeps {
   clock?: Clock;
   /** Prefix of this gateway's own Redis keys (rate limits); lets test files share one Redis. */
   redisPrefix?: string;
+  /**
+   * A Redis connection of its own (the caller opens and closes it) on which the gateways of a cluster
+   * hear of changed instances and accounts. Without it nothing is heard, so cached instances and
+   * accounts are trusted for one second only.
+   */
+  subscriber?: Redis;
   /** Dex's public key for app pushes; by default fetched from `${DEX_URL}/publickey`. */
   dexKeys?: DexKeySource;
   /** Request and cache metrics (served on METRICS_PORT by server.ts); none in tests that do not ask. */
@@ -54,25 +64,32 @@ export interface Gateway {
 export function createApp(deps: GatewayDeps): Gateway {
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
+  // One cluster's gateways share QUEUE_PREFIX; other clusters on the same Redis keep their own counts and channels.
+  const redisPrefix = deps.redisPrefix ?? config.QUEUE_PREFIX;
+  const invalidation = new Invalidation(deps.redis, deps.subscriber, `${redisPrefix}:invalidate`, logger);
   const instances = new InstanceRepository(db);
-  const users = new UserRepository(db);
-  const registry = new InstanceRegistry(instances, deps.masterKey, { stats: deps.metrics?.cache('instance-registry') });
-  const auth = new AuthService(users, new VerifiedTokenCache(undefined, deps.metrics?.cache('verified-token')), clock);
+  const accounts = new AccountCache(new UserRepository(db), new ApplicationRepository(db), invalidation, {
+    stats: deps.metrics?.cache('accounts'),
+  });
+  const users = new UserRepository(db, accounts.changed);
+  const registry = new InstanceRegistry(instances, deps.masterKey, invalidation, { stats: deps.metrics?.cache('instance-registry') });
+  const auth = new AuthService(users, accounts, new VerifiedTokenCache(undefined, deps.metrics?.cache('verified-token')), clock);
   const limiter = new RateLimit(deps.redis, {
     points: config.LOGIN_RATE_LIMIT,
     durationSeconds: config.LOGIN_RATE_WINDOW,
-    keyPrefix: `${deps.redisPrefix ?? config.QUEUE_PREFIX}:login`,
+    keyPrefix: `${redisPrefix}:login`,
   });
   const signupLimit = new RateLimit(deps.redis, {
     points: config.SIGNUP_RATE_LIMIT,
     durationSeconds: config.SIGNUP_RATE_WINDOW,
-    keyPrefix: `${deps.redisPrefix ?? config.QUEUE_PREFIX}:signup`,
+    keyPrefix: `${redisPrefix}:signup`,
     // Sign-up needs no Redis: during an outage the instance is created and its registration reconciled later.
     whenUnavailable: 'allow',
   });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
 
-  const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock);
+  const debits = debitService(db, clock);
+  const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock, debits, accounts);
 
   const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE], metrics: deps.metrics?.requests });
   // Before tenancy and auth: probes answer on any Host.
@@ -81,17 +98,19 @@ export function createApp(deps: GatewayDeps): Gateway {
   app.use(signupRoutes(signup, registry, auth, signupLimit));
 
   app.use(resolveTenant(registry));
+  // Before every instance route, blob addresses included: a browser app uploads to them too.
+  app.use(instanceCors(config.CORS_ALLOWED_ORIGINS, apps.origins));
   // The local store's signed addresses carry their own authorisation (S3 serves these itself).
   const fileRepository = new FileRepository(db);
   if (deps.blobStore instanceof LocalBlobStore) app.use(blobRoutes(deps.blobStore, fileRepository));
   // Dex pushes carry a dex service token in X-Auth-Token, which instance authentication would refuse.
   app.use(apps.pushRoutes);
   // The token routes read and judge tokens themselves (validate must say why a token is refused).
-  app.use(authRoutes(auth, limiter));
+  app.use(authRoutes(auth, new LoginService(auth, limiter)));
   app.use(authenticate(auth));
   app.use(userRoutes(new UserService(users)));
   app.use(apps.routes);
-  app.use(dataFeature(db));
+  app.use(dataFeature(db, debits));
   const files = new FileService({
     files: fileRepository,
     users,

@@ -1,7 +1,7 @@
 // Wires real dependencies from the configuration and serves the gateway until `close()`.
 import type { Server } from 'node:http';
 import type { GatewayConfig } from '@pds/config';
-import { createGatewayDb, databaseChecks, poolUse } from '@pds/db';
+import { createGatewayDb, databaseChecks, disconnectOnFailure, poolUse } from '@pds/db';
 import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
 import { dexRegistrationProducer, requestRedis } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
@@ -16,13 +16,18 @@ export interface RunningGateway extends Stoppable {
 export async function startGateway(config: GatewayConfig): Promise<RunningGateway> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway' });
   const db = createGatewayDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
+  // A missing database or unapplied migrations would turn every request into an error: refuse to start instead.
+  await disconnectOnFailure(db, requireReady('gateway', databaseChecks('gateway', db)));
   // Fail-fast: while Redis is down, calls that need it answer 503 at once and the rest do not wait.
   const redis = requestRedis(config.REDIS_URL);
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
+  // Cache invalidation between gateways (instances/invalidation.ts) needs a connection of its own.
+  const subscriber = redis.duplicate();
   let metrics: Awaited<ReturnType<typeof startMetrics>>;
   const release = async () => {
     await metrics?.close();
     await dexRegistration.close();
+    subscriber.disconnect();
     redis.disconnect();
     await db.$disconnect();
     logger.flush();
@@ -31,12 +36,10 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   let gateway: Gateway;
   let server: Server;
   try {
-    // A missing database or unapplied migrations would turn every request into an error: refuse to start instead.
-    await requireReady('gateway', databaseChecks('gateway', db));
     const blobStore = await createBlobStore(config);
     metrics = await startMetrics('gateway', config);
     metrics?.metrics.pool(() => poolUse(db));
-    gateway = createApp({ config, db, redis, logger, masterKey: config.MASTER_KEY, dexRegistration, blobStore, metrics: metrics?.metrics });
+    gateway = createApp({ config, db, redis, subscriber, logger, masterKey: config.MASTER_KEY, dexRegistration, blobStore, metrics: metrics?.metrics });
     server = await listen(gateway.app, config.PORT, config.BIND_ADDRESS);
   } catch (error) {
     await release();

@@ -1,5 +1,6 @@
 import type { GatewayDb } from './clients';
 import { Prisma, type DataAccess, type DataGrant } from './generated/gateway/client';
+import { preparedRows, type Rows } from './sql';
 
 export interface StoredRecord {
   recordId: string;
@@ -14,24 +15,45 @@ export interface RecordQuery {
   take: number;
 }
 
+export interface TableRow {
+  namespace: string;
+  endpoint: string;
+  data: unknown;
+}
+
+export interface LocatedRecord extends StoredRecord {
+  namespace: string;
+  endpoint: string;
+}
+
+type Sql = Pick<GatewayDb, '$queryRaw'>;
+
+/**
+ * Inserts rows in one statement (all or nothing), in array order: `seq` follows the ordinality.
+ * Takes a client or a transaction, so a batch can add its links in the same transaction.
+ */
+export async function insertRows(db: Sql, instanceId: string, userId: string, rows: TableRow[]): Promise<LocatedRecord[]> {
+  return db.$queryRaw<LocatedRecord[]>`
+    WITH inserted AS (
+      INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "userId")
+      SELECT ${instanceId}::uuid, gen_random_uuid(), t.r->>'namespace', t.r->>'endpoint', t.r->'data', ${userId}::uuid
+      FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS t(r, n)
+      ORDER BY t.n
+      RETURNING "recordId"::text AS "recordId", "namespace", "endpoint", "data", "seq"
+    )
+    SELECT "recordId", "namespace", "endpoint", "data" FROM inserted ORDER BY "seq"`;
+}
+
 /** Records of the data tables. Every method takes the instance id first. */
 export class DataRecordRepository {
   constructor(private readonly db: GatewayDb) {}
 
   /**
-   * Inserts the records in one statement, so an array is stored all or nothing, in array order
-   * (`seq` follows the ordinality). Returns them in that order.
+   * Inserts the records in one statement, so an array is stored all or nothing, in array order.
+   * `userId` is the account that writes them: by id, only it (or the owner) may change them later.
    */
-  async insert(instanceId: string, namespace: string, endpoint: string, records: unknown[]): Promise<StoredRecord[]> {
-    const rows = await this.db.$queryRaw<(StoredRecord & { n: bigint })[]>`
-      WITH inserted AS (
-        INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data")
-        SELECT ${instanceId}::uuid, gen_random_uuid(), ${namespace}, ${endpoint}, t.d
-        FROM jsonb_array_elements(${JSON.stringify(records)}::jsonb) WITH ORDINALITY AS t(d, n)
-        ORDER BY t.n
-        RETURNING "recordId"::text AS "recordId", "data", "seq"
-      )
-      SELECT "recordId", "data", "seq" AS n FROM inserted ORDER BY "seq"`;
+  async insert(instanceId: string, userId: string, namespace: string, endpoint: string, records: unknown[]): Promise<StoredRecord[]> {
+    const rows = await insertRows(this.db, instanceId, userId, records.map((data) => ({ namespace, endpoint, data })));
     return rows.map(({ recordId, data }) => ({ recordId, data }));
   }
 
@@ -65,10 +87,19 @@ export interface GrantKey {
 
 /** Who may read or write which data namespaces (apps' sets are written by ApplicationRepository.setUp). */
 export class DataGrantRepository {
-  constructor(private readonly db: GatewayDb) {}
+  private readonly rows: Rows;
 
+  constructor(private readonly db: GatewayDb) {
+    this.rows = preparedRows(db.pool);
+  }
+
+  /** Read for every data call of an app or user: a prepared statement (packages/db/src/sql.ts). */
   listFor(instanceId: string, userId: string): Promise<DataGrant[]> {
-    return this.db.dataGrant.findMany({ where: { instanceId, userId }, orderBy: [{ namespace: 'asc' }, { endpoint: 'asc' }, { access: 'asc' }] });
+    return this.rows<DataGrant>(
+      `SELECT "instanceId", "userId", "namespace", "endpoint", "access" FROM "DataGrant"
+       WHERE "instanceId" = $1::uuid AND "userId" = $2::uuid ORDER BY "namespace", "endpoint", "access"`,
+      [instanceId, userId],
+    );
   }
 
   /** Granting twice is harmless. */
