@@ -79,10 +79,10 @@ export function toApiError(err: unknown): ApiError {
 
 function isUnavailable(e: { code?: string; name?: string; message?: string } | undefined): boolean {
   if (!e) return false;
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'P1001', 'P1002', 'P1017', 'P2024', 'P2028'].includes(e.code ?? '')) return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'P1001', 'P1002', 'P1017', 'P2024', 'P2028', '57P01', '57P02', '57P03'].includes(e.code ?? '')) return true;
   if (e.name === 'MaxRetriesPerRequestError' || e.name === 'QueueUnavailableError') return true;
   // ioredis on a request-path connection (packages/queue connections.ts) fails fast with these.
-  return /Connection is closed|connect ECONNREFUSED|Can't reach database server|enableOfflineQueue|Command timed out/.test(e.message ?? '');
+  return /Connection is closed|connect ECONNREFUSED|Can't reach database server|enableOfflineQueue|Command timed out|Connection terminated|terminating connection/.test(e.message ?? '');
 }
 
 const KINDS: Record<number, ErrorKind> = {
