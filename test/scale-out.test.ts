@@ -44,7 +44,8 @@ function run(name: string, script: string, extra: Record<string, string> = {}): 
 }
 
 async function ready(url: string, path = '/readyz') {
-  await eventually(async () => (await fetch(url + path).catch(() => undefined))?.status === 200, 20_000);
+  // Generous: on a loaded machine five node processes take a while to start.
+  await eventually(async () => (await fetch(url + path).catch(() => undefined))?.status === 200, 60_000);
 }
 
 beforeAll(async () => {
@@ -88,7 +89,7 @@ beforeAll(async () => {
   run('gateway worker', 'apps/gateway/dist/worker.js', { METRICS_PORT: String(m) });
   run('dex worker', 'apps/dex/dist/worker.js');
   await Promise.all([ready(gatewayA), ready(gatewayB), ready(workerMetrics, '/healthz')]);
-}, 90_000);
+}, 240_000);
 
 afterAll(async () => {
   for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
