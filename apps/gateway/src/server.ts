@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import type { Config } from '@pds/config';
 import { createGatewayDb } from '@pds/db';
-import { createLogger } from '@pds/http';
+import { createLogger, flushLogs } from '@pds/http';
 import { dexRegistrationProducer } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
 import { createApp, type Gateway } from './app';
@@ -42,6 +42,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
       await dexRegistration.close();
       redis.disconnect();
       await db.$disconnect();
+      await flushLogs();
     })());
   return { gateway, server, url, close };
 }
