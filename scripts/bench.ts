@@ -218,7 +218,7 @@ async function main(): Promise<void> {
     await w2.stop();
 
     log(`streams: ${SETTINGS.streamMiB.join(', ')} MiB`);
-    report.streams = (await measureStreams({ sizesMiB: SETTINGS.streamMiB, rounds: SETTINGS.streamRounds, product: { port, host, token }, baselinePort })).map((f) => {
+    report.streams = (await measureStreams({ sizesMiB: SETTINGS.streamMiB, rounds: SETTINGS.streamRounds, product: { port, host, token }, baselinePort, diskDir: workDir })).map((f) => {
       const upload = f.uploadMBps.product / f.uploadMBps.baseline;
       const download = f.downloadMBps.product / f.downloadMBps.baseline;
       return { ...f, uploadRatio: upload, downloadRatio: download, target: 0.8, met: upload >= 0.8 && download >= 0.8 };
