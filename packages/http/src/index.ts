@@ -4,3 +4,4 @@ export * from './logger';
 export * from './middleware';
 export * from './access-log';
 export * from './security-headers';
+export * from './outgoing';
