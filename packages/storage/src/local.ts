@@ -239,7 +239,10 @@ class BatchedWriter {
     this.batch = [];
     this.batchBytes = 0;
     await this.inFlight;
-    this.inFlight = writeAll(this.file, bytes);
+    const write = writeAll(this.file, bytes);
+    // A failure surfaces at the next flush, end or settle; until then it must not count as unhandled.
+    void write.catch(() => undefined);
+    this.inFlight = write;
   }
 }
 
