@@ -10,6 +10,7 @@ async function main(): Promise<void> {
     url: `http://127.0.0.1:${options.port}`,
     connections: options.connections,
     duration: options.seconds,
+    timeout: 10,
     requests: options.requests as autocannon.Request[],
   });
   const seconds = result.duration;

@@ -1,5 +1,6 @@
 // The load generator, always in its own process: wrk (Debian `wrk`) when it is on PATH, else autocannon
-// from npm (scripts/bench/autocannon-runner.ts). Each run cycles through a fixed list of requests.
+// from npm (scripts/bench/autocannon-runner.ts). Each run cycles through a fixed list of requests. An
+// answer slower than 10 s counts as an error; anything faster shows in the latency figures.
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -54,7 +55,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const file = path.join(options.workDir, `load-${scripts++}`);
   if (loadGenerator() === 'wrk') {
     writeFileSync(`${file}.lua`, wrkScript(options.requests));
-    const out = await capture('wrk', ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '-s', `${file}.lua`, `http://127.0.0.1:${options.port}`]);
+    const out = await capture('wrk', ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', `${file}.lua`, `http://127.0.0.1:${options.port}`]);
     return parseResult(out);
   }
   writeFileSync(`${file}.json`, JSON.stringify(options));

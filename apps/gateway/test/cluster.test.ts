@@ -52,9 +52,10 @@ beforeAll(async () => {
       LOG_LEVEL: 'silent',
     },
   });
-  await waitForPort(port, '127.0.0.1', 30_000);
+  // Generous: each process compiles the gateway through tsx, slow on a busy machine.
+  await waitForPort(port, '127.0.0.1', 100_000);
   await until(workerPids, (pids) => pids.length === 2);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   if (primary.exitCode === null) primary.kill('SIGKILL');
