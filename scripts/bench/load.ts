@@ -36,7 +36,9 @@ export interface LoadOptions {
 }
 
 let wrkPresent: boolean | undefined;
+/** wrk when installed; BENCH_LOAD_GENERATOR=autocannon forces the fallback. */
 export function loadGenerator(): 'wrk' | 'autocannon' {
+  if (process.env.BENCH_LOAD_GENERATOR === 'autocannon') return 'autocannon';
   if (wrkPresent === undefined) {
     try {
       execFileSync('wrk', ['--version'], { stdio: 'ignore' });
