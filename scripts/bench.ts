@@ -32,7 +32,15 @@ const PASSWORD = 'correct-horse-battery-staple-42';
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 function medianResult(results: LoadResult[]): LoadResult {
   const pick = (k: Exclude<keyof LoadResult, 'errorKinds'>) => median(results.map((r) => r[k]));
-  return { requests: pick('requests'), seconds: pick('seconds'), rps: pick('rps'), p50: pick('p50'), p95: pick('p95'), p99: pick('p99'), errors: pick('errors') };
+  return {
+    requests: pick('requests'),
+    seconds: pick('seconds'),
+    rps: pick('rps'),
+    p50: pick('p50'),
+    p95: pick('p95'),
+    p99: pick('p99'),
+    errors: pick('errors'),
+  };
 }
 const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
@@ -64,7 +72,13 @@ async function main(): Promise<void> {
       await admin.end();
     });
     const masterKey = randomBytes(32);
-    const [port, dexPort, baselinePort, oneWorkerPort, twoWorkersPort] = (await Promise.all([1, 2, 3, 4, 5].map(() => freePort()))) as [number, number, number, number, number];
+    const [port, dexPort, baselinePort, oneWorkerPort, twoWorkersPort] = (await Promise.all([1, 2, 3, 4, 5].map(() => freePort()))) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     const common = {
       DATABASE_URL: databaseUrl,
       DEX_DATABASE_URL: dexDatabaseUrl,
@@ -78,11 +92,22 @@ async function main(): Promise<void> {
     };
 
     log(`starting the product (pnpm start) on :${port}, logs in ${workDir}`);
-    const product = await startProcess('product', 'scripts/start.ts', port, { ...common, PORT: String(port), DEX_PORT: String(dexPort), DATA_DIR: path.join(workDir, 'product') }, workDir);
+    const product = await startProcess(
+      'product',
+      'scripts/start.ts',
+      port,
+      { ...common, PORT: String(port), DEX_PORT: String(dexPort), DATA_DIR: path.join(workDir, 'product') },
+      workDir,
+    );
     running.push(product);
 
-    const signup = await call(port, 'POST', '/api/signup', { Host: CLUSTER, 'Content-Type': 'application/json' },
-      JSON.stringify({ fullName: 'Bench Owner', username: 'bench', email: 'bench@example.com', pass: PASSWORD, passRepeat: PASSWORD }));
+    const signup = await call(
+      port,
+      'POST',
+      '/api/signup',
+      { Host: CLUSTER, 'Content-Type': 'application/json' },
+      JSON.stringify({ fullName: 'Bench Owner', username: 'bench', email: 'bench@example.com', pass: PASSWORD, passRepeat: PASSWORD }),
+    );
     if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${signup.body}`);
     const { accessToken: token } = JSON.parse(signup.body) as { accessToken: string };
     const host = `bench.${CLUSTER}`;
@@ -98,25 +123,87 @@ async function main(): Promise<void> {
 
     const baselineBlobs = path.join(workDir, 'baseline-blobs');
     mkdirSync(baselineBlobs);
-    const baseline = await startProcess('baseline', 'scripts/bench/baseline.ts', baselinePort, {
-      PORT: String(baselinePort),
-      DATABASE_URL: databaseUrl,
-      BENCH_INSTANCE_ID: instance.id,
-      BENCH_ISSUER: host,
-      BENCH_PUBLIC_KEY: instance.publicKeyPem,
-      BENCH_BLOB_DIR: baselineBlobs,
-    }, workDir);
+    const baseline = await startProcess(
+      'baseline',
+      'scripts/bench/baseline.ts',
+      baselinePort,
+      {
+        PORT: String(baselinePort),
+        DATABASE_URL: databaseUrl,
+        BENCH_INSTANCE_ID: instance.id,
+        BENCH_ISSUER: host,
+        BENCH_PUBLIC_KEY: instance.publicKeyPem,
+        BENCH_BLOB_DIR: baselineBlobs,
+      },
+      workDir,
+    );
     running.push(baseline);
 
     const auth = { Host: host, 'X-Auth-Token': token };
     const json = { ...auth, 'Content-Type': 'application/json' };
-    const routes: { name: string; product: BenchRequest; baseline: BenchRequest; status: number; connections: number; target: number; compare: 'rps' | 'p95' }[] = [
-      { name: 'file metadata GET', product: { method: 'GET', path: '/api/v2.6/files/file/bench1.txt', headers: auth }, baseline: { method: 'GET', path: '/file/bench1.txt', headers: auth }, status: 200, connections: CONNECTIONS, target: 0.4, compare: 'rps' },
-      { name: 'content redirect', product: { method: 'GET', path: '/api/v2.6/files/content/bench1.txt', headers: auth }, baseline: { method: 'GET', path: '/content/bench1.txt', headers: auth }, status: 303, connections: CONNECTIONS, target: 0.4, compare: 'rps' },
-      { name: 'token validate', product: { method: 'GET', path: '/users/access_token/validate', headers: auth }, baseline: { method: 'GET', path: '/validate', headers: auth }, status: 200, connections: CONNECTIONS, target: 0.4, compare: 'rps' },
-      { name: 'GET /publickey', product: { method: 'GET', path: '/publickey', headers: { Host: host } }, baseline: { method: 'GET', path: '/publickey', headers: {} }, status: 200, connections: CONNECTIONS, target: 0.1, compare: 'rps' },
-      { name: 'search take=1000 (p95)', product: { method: 'POST', path: '/api/v2.6/files/search?take=1000', headers: json, body: '{}' }, baseline: { method: 'POST', path: '/search?take=1000', headers: auth }, status: 200, connections: SEARCH_CONNECTIONS, target: 1.5, compare: 'p95' },
-      { name: 'search take=100 (p95)', product: { method: 'POST', path: '/api/v2.6/files/search?take=100', headers: json, body: '{}' }, baseline: { method: 'POST', path: '/search?take=100', headers: auth }, status: 200, connections: SEARCH_CONNECTIONS, target: 2, compare: 'p95' },
+    const routes: {
+      name: string;
+      product: BenchRequest;
+      baseline: BenchRequest;
+      status: number;
+      connections: number;
+      target: number;
+      compare: 'rps' | 'p95';
+    }[] = [
+      {
+        name: 'file metadata GET',
+        product: { method: 'GET', path: '/api/v2.6/files/file/bench1.txt', headers: auth },
+        baseline: { method: 'GET', path: '/file/bench1.txt', headers: auth },
+        status: 200,
+        connections: CONNECTIONS,
+        target: 0.4,
+        compare: 'rps',
+      },
+      {
+        name: 'content redirect',
+        product: { method: 'GET', path: '/api/v2.6/files/content/bench1.txt', headers: auth },
+        baseline: { method: 'GET', path: '/content/bench1.txt', headers: auth },
+        status: 303,
+        connections: CONNECTIONS,
+        target: 0.4,
+        compare: 'rps',
+      },
+      {
+        name: 'token validate',
+        product: { method: 'GET', path: '/users/access_token/validate', headers: auth },
+        baseline: { method: 'GET', path: '/validate', headers: auth },
+        status: 200,
+        connections: CONNECTIONS,
+        target: 0.4,
+        compare: 'rps',
+      },
+      {
+        name: 'GET /publickey',
+        product: { method: 'GET', path: '/publickey', headers: { Host: host } },
+        baseline: { method: 'GET', path: '/publickey', headers: {} },
+        status: 200,
+        connections: CONNECTIONS,
+        target: 0.1,
+        compare: 'rps',
+      },
+      {
+        name: 'search take=1000 (p95)',
+        product: { method: 'POST', path: '/api/v2.6/files/search?take=1000', headers: json, body: '{}' },
+        baseline: { method: 'POST', path: '/search?take=1000', headers: auth },
+        status: 200,
+        connections: SEARCH_CONNECTIONS,
+        target: 1.5,
+        compare: 'p95',
+      },
+      {
+        name: 'search take=100 (p95)',
+        product: { method: 'POST', path: '/api/v2.6/files/search?take=100', headers: json, body: '{}' },
+        baseline: { method: 'POST', path: '/search?take=100', headers: auth },
+        status: 200,
+        connections: SEARCH_CONNECTIONS,
+        target: 2,
+        compare: 'p95',
+      },
     ];
 
     const report: Report = {
@@ -127,7 +214,8 @@ async function main(): Promise<void> {
       settings: { ...SETTINGS, connections: CONNECTIONS, searchConnections: SEARCH_CONNECTIONS, mixedConnections: MIXED_CONNECTIONS },
       routes: [],
     };
-    const load = (p: number, requests: BenchRequest[], connections: number, seconds = SETTINGS.seconds) => runLoad({ port: p, requests, connections, seconds, workDir });
+    const load = (p: number, requests: BenchRequest[], connections: number, seconds = SETTINGS.seconds) =>
+      runLoad({ port: p, requests, connections, seconds, workDir });
 
     for (const route of routes) {
       await expectStatus(port, route.product, route.status, `${route.name} (product)`);
@@ -156,8 +244,14 @@ async function main(): Promise<void> {
     }
 
     log(`file GET over ${spread.length} instances vs one instance`);
-    const one = spread.slice(0, 1).map((s) => ({ method: 'GET', path: '/api/v2.6/files/file/one.txt', headers: { Host: s.address, 'X-Auth-Token': s.token } }));
-    const many = spread.map((s) => ({ method: 'GET', path: '/api/v2.6/files/file/one.txt', headers: { Host: s.address, 'X-Auth-Token': s.token } }));
+    const one = spread
+      .slice(0, 1)
+      .map((s) => ({ method: 'GET', path: '/api/v2.6/files/file/one.txt', headers: { Host: s.address, 'X-Auth-Token': s.token } }));
+    const many = spread.map((s) => ({
+      method: 'GET',
+      path: '/api/v2.6/files/file/one.txt',
+      headers: { Host: s.address, 'X-Auth-Token': s.token },
+    }));
     await expectStatus(port, many[many.length - 1] as BenchRequest, 200, 'spread file GET');
     await load(port, one, CONNECTIONS, SETTINGS.warmSeconds);
     const rssBefore = residentBytes(product.process.pid as number);
@@ -170,34 +264,98 @@ async function main(): Promise<void> {
     const rssAfter = residentBytes(product.process.pid as number);
     const oneInstance = medianResult(oneResults);
     const manyInstances = medianResult(manyResults);
-    report.spread = { instances: spread.length, one: oneInstance, many: manyInstances, ratio: manyInstances.rps / oneInstance.rps, target: 0.9, met: manyInstances.rps / oneInstance.rps >= 0.9 };
+    report.spread = {
+      instances: spread.length,
+      one: oneInstance,
+      many: manyInstances,
+      ratio: manyInstances.rps / oneInstance.rps,
+      target: 0.9,
+      met: manyInstances.rps / oneInstance.rps >= 0.9,
+    };
     const perInstance = Math.max(0, rssAfter - rssBefore) / spread.length;
-    report.memory = { rssBeforeBytes: rssBefore, rssAfterBytes: rssAfter, bytesPerActiveInstance: perInstance, targetBytes: 5 * 1024, met: perInstance <= 5 * 1024 };
+    report.memory = {
+      rssBeforeBytes: rssBefore,
+      rssAfterBytes: rssAfter,
+      bytesPerActiveInstance: perInstance,
+      targetBytes: 5 * 1024,
+      met: perInstance <= 5 * 1024,
+    };
 
     log('mixed traffic');
     const uploads: BenchRequest[] = [];
     for (let i = 0; i < 4; i++) {
       const started = await call(port, 'POST', '/api/v2.6/files/upload', json, JSON.stringify({ name: `mixed-${i}.bin`, source: 'bench' }));
       const url = new URL((JSON.parse(started.body) as { contentUrl: string }).contentUrl);
-      uploads.push({ method: 'PUT', path: url.pathname, headers: { Host: url.host, 'x-amz-server-side-encryption': 'AES256', 'Content-Type': 'application/octet-stream' }, body: 'x'.repeat(16 * 1024) });
+      uploads.push({
+        method: 'PUT',
+        path: url.pathname,
+        headers: { Host: url.host, 'x-amz-server-side-encryption': 'AES256', 'Content-Type': 'application/octet-stream' },
+        body: 'x'.repeat(16 * 1024),
+      });
     }
     const search: BenchRequest = { method: 'POST', path: '/api/v2.6/files/search?take=100', headers: json, body: '{}' };
     const data: BenchRequest = { method: 'GET', path: '/api/v2.6/data/bench/items?take=20', headers: auth };
-    const metadata: BenchRequest = { method: 'POST', path: '/api/v2.6/files/upload', headers: json, body: JSON.stringify({ name: 'mixed.txt', source: 'bench' }) };
-    const login: BenchRequest = { method: 'GET', path: '/users/access_token', headers: { Host: host, username: 'bench', password: PASSWORD } };
+    const metadata: BenchRequest = {
+      method: 'POST',
+      path: '/api/v2.6/files/upload',
+      headers: json,
+      body: JSON.stringify({ name: 'mixed.txt', source: 'bench' }),
+    };
+    const login: BenchRequest = {
+      method: 'GET',
+      path: '/users/access_token',
+      headers: { Host: host, username: 'bench', password: PASSWORD },
+    };
     await expectStatus(port, data, 200, 'mixed: data');
     await expectStatus(port, login, 200, 'mixed: login');
     await expectStatus(port, uploads[0] as BenchRequest, 200, 'mixed: upload bytes');
     // Per 20 requests: 6 data reads, 5 searches, 4 byte uploads, 3 upload starts, 2 logins.
     const [u0, u1, u2, u3] = uploads as [BenchRequest, BenchRequest, BenchRequest, BenchRequest];
-    const mix = [data, search, u0, metadata, data, search, login, u1, data, search, metadata, u2, data, search, login, data, u3, metadata, search, data];
-    report.mixed = { connections: MIXED_CONNECTIONS, result: await load(port, mix, MIXED_CONNECTIONS, SETTINGS.mixedSeconds), p99TargetMs: 650 / 4 };
+    const mix = [
+      data,
+      search,
+      u0,
+      metadata,
+      data,
+      search,
+      login,
+      u1,
+      data,
+      search,
+      metadata,
+      u2,
+      data,
+      search,
+      login,
+      data,
+      u3,
+      metadata,
+      search,
+      data,
+    ];
+    report.mixed = {
+      connections: MIXED_CONNECTIONS,
+      result: await load(port, mix, MIXED_CONNECTIONS, SETTINGS.mixedSeconds),
+      p99TargetMs: 650 / 4,
+    };
 
     log('GATEWAY_WORKERS=1 vs 2 (the gateway run alone)');
     const gatewayEnv = { ...common, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', DATA_DIR: path.join(workDir, 'product') };
-    const w1 = await startProcess('gateway-1-worker', 'apps/gateway/src/main.ts', oneWorkerPort, { ...gatewayEnv, PORT: String(oneWorkerPort), GATEWAY_WORKERS: '1' }, workDir);
+    const w1 = await startProcess(
+      'gateway-1-worker',
+      'apps/gateway/src/main.ts',
+      oneWorkerPort,
+      { ...gatewayEnv, PORT: String(oneWorkerPort), GATEWAY_WORKERS: '1' },
+      workDir,
+    );
     running.push(w1);
-    const w2 = await startProcess('gateway-2-workers', 'apps/gateway/src/main.ts', twoWorkersPort, { ...gatewayEnv, PORT: String(twoWorkersPort), GATEWAY_WORKERS: '2' }, workDir);
+    const w2 = await startProcess(
+      'gateway-2-workers',
+      'apps/gateway/src/main.ts',
+      twoWorkersPort,
+      { ...gatewayEnv, PORT: String(twoWorkersPort), GATEWAY_WORKERS: '2' },
+      workDir,
+    );
     running.push(w2);
     const fileGet = routes[0]?.product as BenchRequest;
     await new Promise((r) => setTimeout(r, 2000)); // both workers of the second gateway listening
@@ -218,7 +376,15 @@ async function main(): Promise<void> {
     await w2.stop();
 
     log(`streams: ${SETTINGS.streamMiB.join(', ')} MiB`);
-    report.streams = (await measureStreams({ sizesMiB: SETTINGS.streamMiB, rounds: SETTINGS.streamRounds, product: { port, host, token }, baselinePort, diskDir: workDir })).map((f) => {
+    report.streams = (
+      await measureStreams({
+        sizesMiB: SETTINGS.streamMiB,
+        rounds: SETTINGS.streamRounds,
+        product: { port, host, token },
+        baselinePort,
+        diskDir: workDir,
+      })
+    ).map((f) => {
       const upload = f.uploadMBps.product / f.uploadMBps.baseline;
       const download = f.downloadMBps.product / f.downloadMBps.baseline;
       return { ...f, uploadRatio: upload, downloadRatio: download, target: 0.8, met: upload >= 0.8 && download >= 0.8 };

@@ -67,7 +67,11 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse): Prom
   const who = caller(req);
   if (!who) return json(res, 401, { error: 'Not Authenticated' });
   if (first === 'validate') {
-    const { rows } = await pool.query({ name: 'user', text: 'SELECT * FROM "User" WHERE "instanceId" = $1 AND "id" = $2', values: [instanceId, who.sub] });
+    const { rows } = await pool.query({
+      name: 'user',
+      text: 'SELECT * FROM "User" WHERE "instanceId" = $1 AND "id" = $2',
+      values: [instanceId, who.sub],
+    });
     if (rows.length === 0) return json(res, 401, { error: 'Not Authenticated' });
     return json(res, 200, { message: 'Authenticated' });
   }

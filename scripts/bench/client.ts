@@ -31,7 +31,13 @@ export function call(
       });
       res.once('error', reject);
       res.once('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString(), bytes, ms: performance.now() - started }),
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString(),
+          bytes,
+          ms: performance.now() - started,
+        }),
       );
     });
     req.once('error', reject);
@@ -42,7 +48,12 @@ export function call(
 }
 
 /** Fails the bench early when a request it is about to measure does not answer as expected. */
-export async function expectStatus(port: number, request: { method: string; path: string; headers: Record<string, string>; body?: string }, status: number, what: string): Promise<void> {
+export async function expectStatus(
+  port: number,
+  request: { method: string; path: string; headers: Record<string, string>; body?: string },
+  status: number,
+  what: string,
+): Promise<void> {
   const answer = await call(port, request.method, request.path, request.headers, request.body);
   if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${answer.body.slice(0, 300)}`);
 }

@@ -57,7 +57,16 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const file = path.join(options.workDir, `load-${scripts++}`);
   if (loadGenerator() === 'wrk') {
     writeFileSync(`${file}.lua`, wrkScript(options.requests));
-    const out = await capture('wrk', ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', `${file}.lua`, `http://127.0.0.1:${options.port}`]);
+    const out = await capture('wrk', [
+      '-t1',
+      `-c${options.connections}`,
+      `-d${options.seconds}s`,
+      '--timeout',
+      '10s',
+      '-s',
+      `${file}.lua`,
+      `http://127.0.0.1:${options.port}`,
+    ]);
     return parseResult(out);
   }
   writeFileSync(`${file}.json`, JSON.stringify(options));
@@ -75,7 +84,9 @@ function parseResult(out: string): LoadResult {
 function wrkScript(requests: BenchRequest[]): string {
   const lua = (s: string) => JSON.stringify(s); // JSON string escapes are valid Lua escapes for this ASCII
   const entries = requests.map((r) => {
-    const headers = Object.entries(r.headers).map(([k, v]) => `[${lua(k)}]=${lua(v)}`).join(',');
+    const headers = Object.entries(r.headers)
+      .map(([k, v]) => `[${lua(k)}]=${lua(v)}`)
+      .join(',');
     return `wrk.format(${lua(r.method)},${lua(r.path)},{${headers}}${r.body === undefined ? '' : `,${lua(r.body)}`})`;
   });
   return `local reqs = {${entries.join(',\n')}}

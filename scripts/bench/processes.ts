@@ -16,7 +16,13 @@ export interface Running {
 }
 
 /** Runs a TypeScript entry point of this repository with tsx (as `pnpm start` does) until stop(). */
-export async function startProcess(name: string, entry: string, port: number, env: Record<string, string>, workDir: string): Promise<Running> {
+export async function startProcess(
+  name: string,
+  entry: string,
+  port: number,
+  env: Record<string, string>,
+  workDir: string,
+): Promise<Running> {
   const log = path.join(workDir, `${name}.log`);
   const out = openSync(log, 'a');
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {

@@ -52,7 +52,9 @@ export function markdownReport(report: Report): string {
     const figure = (x: LoadResult) =>
       r.compare === 'p95' ? `p95 ${ms(x.p95)} ms (${int(x.rps)} req/s)` : `${int(x.rps)} req/s, p50 ${ms(x.p50)}, p99 ${ms(x.p99)} ms`;
     const target = r.compare === 'p95' ? `≤ ${r.target}× slower` : `≥ ${r.target}`;
-    lines.push(`| ${r.name} | ${figure(r.product)} | ${figure(r.baseline)} | ${ratio(r.ratio)}${r.compare === 'p95' ? '×' : ''} | ${target} | ${mark(r.met)} |`);
+    lines.push(
+      `| ${r.name} | ${figure(r.product)} | ${figure(r.baseline)} | ${ratio(r.ratio)}${r.compare === 'p95' ? '×' : ''} | ${target} | ${mark(r.met)} |`,
+    );
   }
   for (const s of report.streams ?? []) {
     lines.push(
@@ -62,7 +64,9 @@ export function markdownReport(report: Report): string {
   }
   if (report.spread) {
     const s = report.spread;
-    lines.push(`| file GET over ${int(s.instances)} instances vs one instance | ${int(s.many.rps)} req/s | ${int(s.one.rps)} req/s (one instance) | ${ratio(s.ratio)} | ≥ ${s.target} | ${mark(s.met)} |`);
+    lines.push(
+      `| file GET over ${int(s.instances)} instances vs one instance | ${int(s.many.rps)} req/s | ${int(s.one.rps)} req/s (one instance) | ${ratio(s.ratio)} | ≥ ${s.target} | ${mark(s.met)} |`,
+    );
   }
   if (report.memory) {
     const m = report.memory;
@@ -73,7 +77,9 @@ export function markdownReport(report: Report): string {
   if (report.mixed) {
     const { result, connections, p99TargetMs } = report.mixed;
     const met = result.p99 <= p99TargetMs && result.errors === 0;
-    lines.push(`| mixed traffic, ${connections} connections (uploads, search, data, login) | ${load(result)}, ${int(result.errors)} errors${result.errors ? ` (${errorKinds(result)})` : ''} | — | — | p99 ≤ ${ms(p99TargetMs)} ms, no errors | ${mark(met)} |`);
+    lines.push(
+      `| mixed traffic, ${connections} connections (uploads, search, data, login) | ${load(result)}, ${int(result.errors)} errors${result.errors ? ` (${errorKinds(result)})` : ''} | — | — | p99 ≤ ${ms(p99TargetMs)} ms, no errors | ${mark(met)} |`,
+    );
   }
   if (report.workers) {
     const w = report.workers;

@@ -35,7 +35,13 @@ export async function seedFiles(db: pg.Client, instance: SeedInstance, count: nu
   await db.query('ANALYZE "File"');
 }
 
-export async function seedRecords(db: pg.Client, instance: SeedInstance, namespace: string, endpoint: string, count: number): Promise<void> {
+export async function seedRecords(
+  db: pg.Client,
+  instance: SeedInstance,
+  namespace: string,
+  endpoint: string,
+  count: number,
+): Promise<void> {
   await db.query(
     `INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data")
      SELECT $1, gen_random_uuid(), $2, $3, jsonb_build_object('title', 'note ' || g, 'rank', g) FROM generate_series(1, $4::int) g`,

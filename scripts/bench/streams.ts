@@ -35,16 +35,28 @@ export async function measureStreams(options: {
     for (let round = 0; round < options.rounds; round++) {
       // Product: the three-step upload, then the content redirect and the signed GET.
       const name = `stream-${mib}-${round}-${randomBytes(3).toString('hex')}.bin`;
-      const upload = await call(product.port, 'POST', '/api/v2.6/files/upload', { ...auth, 'Content-Type': 'application/json' }, JSON.stringify({ name, source: 'bench' }));
+      const upload = await call(
+        product.port,
+        'POST',
+        '/api/v2.6/files/upload',
+        { ...auth, 'Content-Type': 'application/json' },
+        JSON.stringify({ name, source: 'bench' }),
+      );
       if (upload.status !== 200) throw new Error(`upload start: ${upload.status} ${upload.body}`);
       const { fileId, contentUrl } = JSON.parse(upload.body) as { fileId: string; contentUrl: string };
       const putUrl = new URL(contentUrl);
-      const put = await call(product.port, 'PUT', putUrl.pathname, {
-        Host: putUrl.host,
-        'Content-Type': 'application/octet-stream',
-        'Content-Length': String(data.length),
-        'x-amz-server-side-encryption': 'AES256',
-      }, data);
+      const put = await call(
+        product.port,
+        'PUT',
+        putUrl.pathname,
+        {
+          Host: putUrl.host,
+          'Content-Type': 'application/octet-stream',
+          'Content-Length': String(data.length),
+          'x-amz-server-side-encryption': 'AES256',
+        },
+        data,
+      );
       if (put.status !== 200) throw new Error(`upload: ${put.status} ${put.body}`);
       up.product.push(mbps(data.length, put.ms));
       const complete = await call(product.port, 'PUT', `/api/v2.6/files/file/${fileId}/complete`, auth);

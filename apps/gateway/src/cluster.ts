@@ -6,8 +6,8 @@ import cluster, { type Worker } from 'node:cluster';
 /** A worker that dies sooner than this after its start is restarted only after RESTART_DELAY_MS (no crash loop). */
 const QUICK_DEATH_MS = 10_000;
 const RESTART_DELAY_MS = 2_000;
-/** Workers still running this long after SIGTERM are killed. */
-const STOP_GRACE_MS = 30_000;
+/** Beyond the workers' own grace (SHUTDOWN_TIMEOUT), before they are killed. */
+const STOP_MARGIN_MS = 5_000;
 
 /** True in the process that should serve requests itself (the only process, or a forked worker). */
 export function servesRequests(workers: number): boolean {
@@ -18,7 +18,7 @@ export function servesRequests(workers: number): boolean {
  * In the primary: forks `workers` gateway processes, restarts any that exits unasked, and on SIGTERM or
  * SIGINT passes SIGTERM to each (they stop gracefully) and exits once all are gone.
  */
-export function superviseGatewayWorkers(workers: number, log: (message: string) => void = console.error): void {
+export function superviseGatewayWorkers(workers: number, graceMs: number, log: (message: string) => void = console.error): void {
   const startedAt = new Map<Worker, number>();
   const fork = () => startedAt.set(cluster.fork(), Date.now());
   let stopping = false;
@@ -42,7 +42,7 @@ export function superviseGatewayWorkers(workers: number, log: (message: string) 
     setTimeout(() => {
       for (const worker of startedAt.keys()) worker.process.kill('SIGKILL');
       process.exit(1);
-    }, STOP_GRACE_MS).unref();
+    }, graceMs + STOP_MARGIN_MS).unref();
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

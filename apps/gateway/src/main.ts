@@ -1,22 +1,14 @@
+// `node dist/main.js`: the gateway, configured by the environment; GATEWAY_WORKERS > 1 makes this process
+// the primary of that many gateway processes (see cluster.ts).
 import cluster from 'node:cluster';
-import { loadConfig } from '@pds/config';
+import { loadConfigFor } from '@pds/config';
+import { runProcess } from '@pds/http';
 import { servesRequests, superviseGatewayWorkers } from './cluster';
 import { startGateway } from './server';
 
-const config = loadConfig();
-if (!servesRequests(config.GATEWAY_WORKERS)) {
-  superviseGatewayWorkers(config.GATEWAY_WORKERS);
+const config = loadConfigFor('gateway');
+if (servesRequests(config.GATEWAY_WORKERS)) {
+  runProcess(() => startGateway(config), { repeatSignalExits: !cluster.isWorker });
 } else {
-  startGateway(config).then(
-    (gateway) => {
-      for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-        // A forked worker leaves once it has stopped: its channel to the primary would keep it alive.
-        process.once(signal, () => void gateway.close().then(() => cluster.worker?.disconnect()));
-      }
-    },
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.message : error);
-      process.exit(1);
-    },
-  );
+  superviseGatewayWorkers(config.GATEWAY_WORKERS, config.SHUTDOWN_TIMEOUT * 1000);
 }

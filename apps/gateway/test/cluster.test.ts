@@ -15,7 +15,12 @@ let dropDatabase: () => Promise<void>;
 /** Worker process ids under the primary (not its esbuild helper). */
 function workerPids(): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(primary.pid), '-f', 'gateway/src/main']).toString().trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(primary.pid), '-f', 'gateway/src/main'])
+      .toString()
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -74,7 +79,11 @@ describe('GATEWAY_WORKERS=2', () => {
     // Connections are dealt round-robin, so these eleven attempts reach both workers; the limit is 10 a minute.
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {
-      const res = await request(base).get('/users/access_token').set('Host', host).set('username', 'carol').set('password', 'wrong-password');
+      const res = await request(base)
+        .get('/users/access_token')
+        .set('Host', host)
+        .set('username', 'carol')
+        .set('password', 'wrong-password');
       statuses.push(res.status);
     }
     expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);

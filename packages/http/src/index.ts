@@ -5,3 +5,6 @@ export * from './middleware';
 export * from './access-log';
 export * from './security-headers';
 export * from './outgoing';
+export * from './lifecycle';
+export * from './health';
+export * from './metrics';

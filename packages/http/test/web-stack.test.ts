@@ -92,8 +92,12 @@ describe('access log', () => {
 
 describe('security headers', () => {
   it('are exactly the headers helmet sets', async () => {
-    const fixed = express().use(securityHeaders()).get('/', (_req, res) => res.end());
-    const reference = express().use(helmet()).get('/', (_req, res) => res.end());
+    const fixed = express()
+      .use(securityHeaders())
+      .get('/', (_req, res) => res.end());
+    const reference = express()
+      .use(helmet())
+      .get('/', (_req, res) => res.end());
     const [a, b] = await Promise.all([request(fixed).get('/'), request(reference).get('/')]);
     const pick = (headers: Record<string, string>) =>
       Object.fromEntries(Object.entries(headers).filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name)));
