@@ -3,7 +3,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import request from 'supertest';
-import { freePort, waitForPort } from '../../../scripts/lib/ports';
+import { freePort } from '../../../scripts/lib/ports';
 import { CLUSTER, requireEnv, STRONG_PASSWORD } from '../../../test/support/gateway';
 import { createDatabaseFrom } from '../../../test/support/templates';
 
@@ -43,7 +43,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   primary = spawn(process.execPath, ['--import', 'tsx', 'apps/gateway/src/main.ts'], {
     cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
     env: {
       ...process.env,
       GATEWAY_WORKERS: '2',
@@ -54,12 +54,24 @@ beforeAll(async () => {
       QUEUE_PREFIX: `test-${randomBytes(6).toString('hex')}`,
       MASTER_KEY: randomBytes(32).toString('hex'),
       DATA_DIR: `/tmp/pds-test-data/${randomBytes(6).toString('hex')}`,
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: 'info',
     },
   });
-  // Generous: each process compiles the gateway through tsx, slow on a busy machine.
-  await waitForPort(port, '127.0.0.1', 100_000);
-  await until(workerPids, (pids) => pids.length === 2);
+  // Both workers log when they listen; generous, as each compiles the gateway through tsx.
+  let listening = 0;
+  let output = '';
+  primary.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    const lines = output.split('\n');
+    output = lines.pop() ?? '';
+    listening += lines.filter((line) => line.includes('"msg":"gateway listening"')).length;
+  });
+  await until(
+    () => listening,
+    (n) => n >= 2,
+    100_000,
+  );
+  expect(workerPids()).toHaveLength(2);
 }, 120_000);
 
 afterAll(async () => {
@@ -95,8 +107,19 @@ describe('GATEWAY_WORKERS=2', () => {
     process.kill(victim as number, 'SIGKILL');
     const pids = await until(workerPids, (p) => p.length === 2 && !p.includes(victim as number), 40_000);
     expect(pids).toContain(survivor);
-    const res = await request(base).get('/').set('Host', `nobody.${CLUSTER}`).timeout(20_000);
-    expect(res.status).toBe(404);
+    // The port answers again once a worker listens (the killed one may have been the only one so far).
+    const answered = async () => {
+      const deadline = Date.now() + 40_000;
+      for (;;) {
+        try {
+          return (await request(base).get('/').set('Host', `nobody.${CLUSTER}`).timeout(10_000)).status;
+        } catch (error) {
+          if (Date.now() > deadline) throw error;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
+    };
+    expect(await answered()).toBe(404);
   }, 60_000);
 
   it('stops gracefully on SIGTERM: the primary exits 0 and takes its workers along', async () => {

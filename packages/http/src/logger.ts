@@ -22,8 +22,6 @@ const REDACT = [
  * Lines that do not fit are dropped and counted (see stdoutDestination).
  */
 export const LOG_BUFFER_BYTES = 4 * 1024 * 1024;
-/** Lines are written in batches of at least this many bytes (or on flush / exit). */
-const LOG_BATCH_BYTES = 4096;
 
 let stdout: ReturnType<typeof pino.destination> | undefined;
 
@@ -33,7 +31,9 @@ let stdout: ReturnType<typeof pino.destination> | undefined;
  */
 function stdoutDestination(): ReturnType<typeof pino.destination> {
   if (stdout) return stdout;
-  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, maxLength: LOG_BUFFER_BYTES });
+  // No minimum batch: a quiet process shows its lines at once; under load, lines that arrive while a
+  // write is in flight are batched into the next one.
+  const destination = pino.destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_BYTES });
   let dropped = 0;
   destination.on('drop', () => {
     if (dropped++ > 0) return;
