@@ -10,7 +10,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { call, expectStatus } from './bench/client';
 import { loadGenerator, runLoad, type BenchRequest, type LoadResult } from './bench/load';
-import { residentBytes, startProcess, type Running } from './bench/processes';
+import { cpuSeconds, residentBytes, startProcess, type Running } from './bench/processes';
 import { markdownReport, type Report } from './bench/report';
 import { instanceByAddress, seedFiles, seedRecords, seedSpread } from './bench/seed';
 import { measureStreams } from './bench/streams';
@@ -31,7 +31,7 @@ const PASSWORD = 'correct-horse-battery-staple-42';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 function medianResult(results: LoadResult[]): LoadResult {
-  const pick = (k: Exclude<keyof LoadResult, 'errorKinds'>) => median(results.map((r) => r[k]));
+  const pick = (k: Exclude<keyof LoadResult, 'errorKinds'>) => median(results.map((r) => r[k] ?? 0));
   return {
     requests: pick('requests'),
     seconds: pick('seconds'),
@@ -40,6 +40,7 @@ function medianResult(results: LoadResult[]): LoadResult {
     p95: pick('p95'),
     p99: pick('p99'),
     errors: pick('errors'),
+    cpuUsPerRequest: results.every((r) => r.cpuUsPerRequest !== undefined) ? pick('cpuUsPerRequest') : undefined,
   };
 }
 const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
@@ -216,6 +217,12 @@ async function main(): Promise<void> {
     };
     const load = (p: number, requests: BenchRequest[], connections: number, seconds = SETTINGS.seconds) =>
       runLoad({ port: p, requests, connections, seconds, workDir });
+    /** A load run that also measures the server's CPU per request: steadier than req/s on a busy machine. */
+    const loadWithCpu = async (p: number, pid: number, requests: BenchRequest[], connections: number) => {
+      const before = cpuSeconds(pid);
+      const result = await load(p, requests, connections);
+      return { ...result, cpuUsPerRequest: ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, result.requests) };
+    };
 
     for (const route of routes) {
       await expectStatus(port, route.product, route.status, `${route.name} (product)`);
@@ -226,8 +233,8 @@ async function main(): Promise<void> {
       const a: LoadResult[] = [];
       const b: LoadResult[] = [];
       for (let round = 0; round < SETTINGS.rounds; round++) {
-        a.push(await load(port, [route.product], route.connections));
-        b.push(await load(baselinePort, [route.baseline], route.connections));
+        a.push(await loadWithCpu(port, product.process.pid as number, [route.product], route.connections));
+        b.push(await loadWithCpu(baselinePort, baseline.process.pid as number, [route.baseline], route.connections));
       }
       const productResult = medianResult(a);
       const baselineResult = medianResult(b);
@@ -238,6 +245,7 @@ async function main(): Promise<void> {
         product: productResult,
         baseline: baselineResult,
         ratio,
+        cpuRatio: (baselineResult.cpuUsPerRequest ?? 0) / (productResult.cpuUsPerRequest ?? 1),
         target: route.target,
         met: route.compare === 'rps' ? ratio >= route.target : ratio <= route.target,
       });

@@ -24,6 +24,8 @@ export interface LoadResult {
   errors: number;
   /** The errors by kind: connect, read, write, timeout, status. */
   errorKinds?: Record<string, number>;
+  /** CPU time the server process spent per request (set by the caller that knows its process). */
+  cpuUsPerRequest?: number;
 }
 
 export interface LoadOptions {

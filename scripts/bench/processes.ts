@@ -59,3 +59,11 @@ export function residentBytes(pid: number): number {
   const kib = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
   return Number(kib ?? 0) * 1024;
 }
+
+/** CPU seconds (user + system) a process has used so far (Linux; 100 ticks a second). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

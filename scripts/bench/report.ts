@@ -9,6 +9,8 @@ export interface RouteFigure {
   product: LoadResult;
   baseline: LoadResult;
   ratio: number;
+  /** Baseline CPU per request / product CPU per request: the throughput ratio both would reach alone on one core. */
+  cpuRatio: number;
   target: number;
   met: boolean;
 }
@@ -45,15 +47,20 @@ export function markdownReport(report: Report): string {
     '',
     `${report.machine}; load generator ${report.loadGenerator}; medians of ${String(report.settings.rounds)} interleaved rounds of ${String(report.settings.seconds)} s.`,
     '',
+    'Ratios are product / baseline; "by CPU/req" is baseline CPU per request / product CPU per request, the',
+    'throughput ratio each would reach alone on a core, which holds up better than req/s on a shared machine.',
+    '',
     '| figure | product | bare node:http + pg | ratio | target | met |',
     '|---|---|---|---|---|---|',
   ];
+  const cpu = (x: LoadResult) => (x.cpuUsPerRequest === undefined ? '' : `; CPU ${int(x.cpuUsPerRequest)} µs/req`);
   for (const r of report.routes) {
     const figure = (x: LoadResult) =>
-      r.compare === 'p95' ? `p95 ${ms(x.p95)} ms (${int(x.rps)} req/s)` : `${int(x.rps)} req/s, p50 ${ms(x.p50)}, p99 ${ms(x.p99)} ms`;
+      (r.compare === 'p95' ? `p95 ${ms(x.p95)} ms (${int(x.rps)} req/s)` : `${int(x.rps)} req/s, p50 ${ms(x.p50)}, p99 ${ms(x.p99)} ms`) +
+      cpu(x);
     const target = r.compare === 'p95' ? `≤ ${r.target}× slower` : `≥ ${r.target}`;
     lines.push(
-      `| ${r.name} | ${figure(r.product)} | ${figure(r.baseline)} | ${ratio(r.ratio)}${r.compare === 'p95' ? '×' : ''} | ${target} | ${mark(r.met)} |`,
+      `| ${r.name} | ${figure(r.product)} | ${figure(r.baseline)} | ${ratio(r.ratio)}${r.compare === 'p95' ? '×' : ''} (by CPU/req: ${ratio(r.cpuRatio)}) | ${target} | ${mark(r.met)} |`,
     );
   }
   for (const s of report.streams ?? []) {
