@@ -52,6 +52,14 @@ export interface AbandonedUpload {
 type Db = GatewayDb | Prisma.TransactionClient;
 const withPermissions = { permissions: { orderBy: { userId: 'asc' } } } as const;
 
+/** What PUT /files/file/:fileId replaces: absent title or description clear it. */
+export interface FileMetadata {
+  name: string;
+  tags: string[];
+  title: string | null;
+  description: string | null;
+}
+
 export class FileRepository {
   constructor(private readonly db: GatewayDb) {}
 
@@ -106,6 +114,11 @@ export class FileRepository {
 
   setPublic(instanceId: string, fileId: string, contentPublic: boolean, now: Date): Promise<FileRecord | null> {
     return this.updateWhere(instanceId, fileId, {}, { contentPublic, lastUpdated: now });
+  }
+
+  /** Replaces the descriptive metadata (the fileId stays); null when the file is missing. */
+  updateMetadata(instanceId: string, fileId: string, metadata: FileMetadata, now: Date): Promise<FileRecord | null> {
+    return this.updateWhere(instanceId, fileId, {}, { ...metadata, lastUpdated: now });
   }
 
   /** Grants (or changes) one user's permission on one file; null when the file is missing. */

@@ -1,7 +1,7 @@
 // The rules of the Files API (CONTRACT §2): states, ids, signed addresses. Who may do what is asked
 // of access.ts; every query goes through the tenant-scoped FileRepository.
 import { z } from 'zod';
-import type { FileRecord, FileRepository, FileTemplate, Page, UserRepository } from '@pds/db';
+import type { FileMetadata, FileRecord, FileRepository, FileTemplate, Page, UserRepository } from '@pds/db';
 import { ApiError } from '@pds/http';
 import { objectKey, type BlobStore } from '@pds/storage';
 import type { Clock } from '@pds/tokens';
@@ -10,6 +10,7 @@ import {
   contentReadable,
   fileNotFound,
   requireContent,
+  requireEditable,
   requireManageable,
   requireOwner,
   requireVisible,
@@ -91,6 +92,13 @@ export class FileService {
     const deleted = await this.deps.files.markDeleted(tenant.instance.id, fileId, this.deps.clock());
     if (!deleted) throw fileNotFound(fileId);
     return this.present(tenant, viewer, deleted);
+  }
+
+  async updateMetadata(tenant: ResolvedInstance, viewer: Viewer, fileId: string, metadata: FileMetadata): Promise<FileJson> {
+    requireEditable(viewer, await this.find(tenant, fileId), fileId);
+    const updated = await this.deps.files.updateMetadata(tenant.instance.id, fileId, metadata, this.deps.clock());
+    if (!updated) throw fileNotFound(fileId);
+    return this.present(tenant, viewer, updated);
   }
 
   async setPublic(tenant: ResolvedInstance, viewer: Viewer, fileId: string, contentPublic: boolean): Promise<FileJson> {
