@@ -1,6 +1,14 @@
-// `node dist/main.js`: one gateway process, configured by the environment.
+// `node dist/main.js`: the gateway, configured by the environment; GATEWAY_WORKERS > 1 makes this process
+// the primary of that many gateway processes (see cluster.ts).
+import cluster from 'node:cluster';
 import { loadConfigFor } from '@pds/config';
 import { runProcess } from '@pds/http';
+import { servesRequests, superviseGatewayWorkers } from './cluster';
 import { startGateway } from './server';
 
-runProcess(() => startGateway(loadConfigFor('gateway')));
+const config = loadConfigFor('gateway');
+if (servesRequests(config.GATEWAY_WORKERS)) {
+  runProcess(() => startGateway(config), { repeatSignalExits: !cluster.isWorker });
+} else {
+  superviseGatewayWorkers(config.GATEWAY_WORKERS, config.SHUTDOWN_TIMEOUT * 1000);
+}

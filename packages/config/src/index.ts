@@ -70,6 +70,8 @@ const base = z.object({
   /** Port that clients use to reach the gateway, when it is not the scheme's default. */
   PUBLIC_PORT: port.optional(),
   TRUST_PROXY: bool.default(false),
+  /** Gateway processes sharing PORT (node:cluster); production: one per core. */
+  GATEWAY_WORKERS: z.coerce.number().int().min(1).max(256).default(1),
 
   DATABASE_URL: z.url().optional(),
   DEX_DATABASE_URL: z.url().optional(),

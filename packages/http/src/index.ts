@@ -3,6 +3,8 @@ export * from './validate';
 export * from './logger';
 export * from './middleware';
 export * from './openapi';
+export * from './access-log';
+export * from './security-headers';
 export * from './outgoing';
 export * from './lifecycle';
 export * from './health';

@@ -55,8 +55,10 @@ export function once(close: () => Promise<void>): () => Promise<void> {
  * The body of every process's main: starts it, and on SIGTERM or SIGINT closes it and exits 0. A close
  * that hangs past its grace (plus a margin for pools) exits 1; a second signal exits at once. A start
  * that fails, configuration included, prints its message (a ConfigError names the variable) and exits 1.
+ * `repeatSignalExits: false` ignores a second signal instead: for a cluster worker, which gets Ctrl-C from
+ * the terminal and the primary's SIGTERM for the same stop (the primary enforces the deadline).
  */
-export function runProcess(start: () => Promise<Stoppable>): void {
+export function runProcess(start: () => Promise<Stoppable>, options: { repeatSignalExits?: boolean } = {}): void {
   Promise.resolve()
     .then(start)
     .then(
@@ -64,7 +66,10 @@ export function runProcess(start: () => Promise<Stoppable>): void {
       const graceMs = running.graceMs ?? 10_000;
       let stopping = false;
       const stop = (signal: NodeJS.Signals) => {
-        if (stopping) process.exit(1);
+        if (stopping) {
+          if (options.repeatSignalExits ?? true) process.exit(1);
+          return;
+        }
         stopping = true;
         console.error(`${signal}: stopping`);
         setTimeout(() => {

@@ -1,13 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
-import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
+import { accessLog } from './access-log';
 import { jsonBodyParser } from './body';
 import { ApiError, type ErrorKind } from './errors';
 import { checkRequestTarget } from './url';
 import type { Logger } from './logger';
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+import { securityHeaders } from './security-headers';
 
 /** An express app with the parts every service shares: security headers, request ids, logs, JSON bodies. */
 export function createBaseApp(
@@ -24,24 +21,8 @@ export function createBaseApp(
   if (options.metrics) app.use(options.metrics);
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy ?? false);
-  app.use(helmet());
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      // Query strings can carry tokens and passwords (GET /?access_token=…); log the path only.
-      serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-    }),
-  );
+  app.use(securityHeaders());
+  app.use(accessLog(app, logger));
   app.use(checkRequestTarget);
   const json = jsonBodyParser();
   const raw = options.rawBodyPrefixes ?? [];

@@ -1,0 +1,51 @@
+// GATEWAY_WORKERS > 1: one primary process forks that many gateway processes, which share the listening
+// port through node:cluster (the primary hands out connections). The gateway keeps every cross-request
+// state in PostgreSQL or Redis (rate limits, cache invalidation), so its processes need not talk to each other.
+import cluster, { type Worker } from 'node:cluster';
+
+/** A worker that dies sooner than this after its start is restarted only after RESTART_DELAY_MS (no crash loop). */
+const QUICK_DEATH_MS = 10_000;
+const RESTART_DELAY_MS = 2_000;
+/** Beyond the workers' own grace (SHUTDOWN_TIMEOUT), before they are killed. */
+const STOP_MARGIN_MS = 5_000;
+
+/** True in the process that should serve requests itself (the only process, or a forked worker). */
+export function servesRequests(workers: number): boolean {
+  return workers <= 1 || !cluster.isPrimary;
+}
+
+/**
+ * In the primary: forks `workers` gateway processes, restarts any that exits unasked, and on SIGTERM or
+ * SIGINT passes SIGTERM to each (they stop gracefully) and exits once all are gone.
+ */
+export function superviseGatewayWorkers(workers: number, graceMs: number, log: (message: string) => void = console.error): void {
+  const startedAt = new Map<Worker, number>();
+  const fork = () => startedAt.set(cluster.fork(), Date.now());
+  let stopping = false;
+
+  cluster.on('exit', (worker, code, signal) => {
+    const lived = Date.now() - (startedAt.get(worker) ?? 0);
+    startedAt.delete(worker);
+    if (stopping) {
+      if (startedAt.size === 0) process.exit(0);
+      return;
+    }
+    log(`gateway worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another`);
+    setTimeout(fork, lived < QUICK_DEATH_MS ? RESTART_DELAY_MS : 0);
+  });
+
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    if (startedAt.size === 0) process.exit(0);
+    for (const worker of startedAt.keys()) worker.process.kill('SIGTERM');
+    setTimeout(() => {
+      for (const worker of startedAt.keys()) worker.process.kill('SIGKILL');
+      process.exit(1);
+    }, graceMs + STOP_MARGIN_MS).unref();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+
+  for (let i = 0; i < workers; i++) fork();
+}

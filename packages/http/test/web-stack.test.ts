@@ -1,0 +1,116 @@
+import { Writable } from 'node:stream';
+import express from 'express';
+import helmet from 'helmet';
+import request from 'supertest';
+import { ApiError, createBaseApp, createLogger, finishApp, securityHeaders } from '../src';
+
+/** A logger whose JSON lines land in `lines`. */
+function capturingLogger(level = 'info') {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: createLogger({ level, destination }), lines };
+}
+
+function appWith(logger: ReturnType<typeof createLogger>) {
+  const app = createBaseApp(logger);
+  app.get('/hello', (req, res) => {
+    req.log.info({ step: 'inside' }, 'handler ran');
+    res.json({ hello: 'world' });
+  });
+  app.get('/boom', () => {
+    throw new Error('secret internals');
+  });
+  app.get('/gone', () => {
+    throw ApiError.notFound('nothing here');
+  });
+  finishApp(app);
+  return app;
+}
+
+/** Lines are written when the response closes, just after supertest sees it. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('access log', () => {
+  it('writes one line per request with id, method, path without query, status and duration', async () => {
+    const { logger, lines } = capturingLogger();
+    const res = await request(appWith(logger)).get('/hello?access_token=SECRET&x=1').set('X-Request-Id', 'abc-1');
+    await settle();
+    expect(res.status).toBe(200);
+    expect(res.headers['x-request-id']).toBe('abc-1');
+    const access = lines.filter((l) => l.msg === 'request');
+    expect(access).toHaveLength(1);
+    expect(access[0]).toMatchObject({ reqId: 'abc-1', method: 'GET', path: '/hello', status: 200, level: 30 });
+    expect(typeof access[0]?.ms).toBe('number');
+    expect(JSON.stringify(lines)).not.toContain('SECRET');
+  });
+
+  it('puts the request id on the lines a handler logs through req.log', async () => {
+    const { logger, lines } = capturingLogger();
+    await request(appWith(logger)).get('/hello').set('X-Request-Id', 'abc-2');
+    await settle();
+    expect(lines.find((l) => l.msg === 'handler ran')).toMatchObject({ reqId: 'abc-2', step: 'inside' });
+  });
+
+  it('generates an id for a missing or malformed X-Request-Id', async () => {
+    const { logger, lines } = capturingLogger();
+    const res = await request(appWith(logger)).get('/hello').set('X-Request-Id', 'bad id with spaces');
+    await settle();
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lines.find((l) => l.msg === 'request')?.reqId).toBe(res.headers['x-request-id']);
+  });
+
+  it('logs a failure at error level with its request id, and no internals reach the client', async () => {
+    const { logger, lines } = capturingLogger();
+    const res = await request(appWith(logger)).get('/boom');
+    await settle();
+    expect(res.status).toBe(500);
+    expect(JSON.stringify(res.body)).not.toContain('secret internals');
+    const id = res.headers['x-request-id'];
+    expect(lines.find((l) => l.msg === 'request failed' && l.err)).toMatchObject({ reqId: id, level: 50 });
+    expect(lines.find((l) => l.msg === 'request failed' && l.status === 500)).toMatchObject({ reqId: id, path: '/boom' });
+  });
+
+  it('logs client errors at info level', async () => {
+    const { logger, lines } = capturingLogger();
+    await request(appWith(logger)).get('/gone');
+    await settle();
+    expect(lines.find((l) => l.msg === 'request')).toMatchObject({ status: 404, level: 30 });
+  });
+
+  it('writes nothing below the configured level', async () => {
+    const { logger, lines } = capturingLogger('warn');
+    await request(appWith(logger)).get('/hello');
+    await settle();
+    expect(lines).toEqual([]);
+  });
+});
+
+describe('security headers', () => {
+  it('are exactly the headers helmet sets', async () => {
+    const fixed = express()
+      .use(securityHeaders())
+      .get('/', (_req, res) => res.end());
+    const reference = express()
+      .use(helmet())
+      .get('/', (_req, res) => res.end());
+    const [a, b] = await Promise.all([request(fixed).get('/'), request(reference).get('/')]);
+    const pick = (headers: Record<string, string>) =>
+      Object.fromEntries(Object.entries(headers).filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name)));
+    expect(pick(a.headers)).toEqual(pick(b.headers));
+    expect(a.headers['strict-transport-security']).toContain('max-age=');
+  });
+
+  it('follow helmet options', async () => {
+    const app = express()
+      .use(securityHeaders({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"] } }, frameguard: { action: 'deny' } }))
+      .get('/', (_req, res) => res.end());
+    const res = await request(app).get('/');
+    expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(res.headers['x-frame-options']).toBe('DENY');
+  });
+});

@@ -1,0 +1,59 @@
+// One HTTP call from the bench process (set-up, checks and the stream transfers), keep-alive.
+import http from 'node:http';
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+
+export interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** Body bytes received. */
+  bytes: number;
+  ms: number;
+}
+
+export function call(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+  options: { discardBody?: boolean } = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (!options.discardBody) chunks.push(chunk);
+      });
+      res.once('error', reject);
+      res.once('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString(),
+          bytes,
+          ms: performance.now() - started,
+        }),
+      );
+    });
+    req.once('error', reject);
+    // A stuck call fails the bench instead of hanging it.
+    req.setTimeout(120_000, () => req.destroy(new Error(`${method} ${path} took over 120 s`)));
+    req.end(body);
+  });
+}
+
+/** Fails the bench early when a request it is about to measure does not answer as expected. */
+export async function expectStatus(
+  port: number,
+  request: { method: string; path: string; headers: Record<string, string>; body?: string },
+  status: number,
+  what: string,
+): Promise<void> {
+  const answer = await call(port, request.method, request.path, request.headers, request.body);
+  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${answer.body.slice(0, 300)}`);
+}

@@ -1,0 +1,69 @@
+// The processes `pnpm bench` measures: the product as `pnpm start` runs it, the gateway alone with
+// GATEWAY_WORKERS, and the bare baseline. Each writes its output to a file in the bench's temp folder.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { waitForPort } from '../lib/ports';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+export interface Running {
+  name: string;
+  process: ChildProcess;
+  port: number;
+  log: string;
+  stop(): Promise<void>;
+}
+
+/** Runs a TypeScript entry point of this repository with tsx (as `pnpm start` does) until stop(). */
+export async function startProcess(
+  name: string,
+  entry: string,
+  port: number,
+  env: Record<string, string>,
+  workDir: string,
+): Promise<Running> {
+  const log = path.join(workDir, `${name}.log`);
+  const out = openSync(log, 'a');
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', out, out],
+  });
+  let exited = false;
+  const gone = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
+  const stop = async () => {
+    if (exited) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await gone;
+    clearTimeout(timer);
+  };
+  try {
+    await Promise.race([
+      waitForPort(port, '127.0.0.1', 120_000),
+      gone.then(() => {
+        throw new Error(`${name} exited during start-up; see ${log}:\n${readFileSync(log, 'utf8').slice(-2000)}`);
+      }),
+    ]);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { name, process: child, port, log, stop };
+}
+
+/** Resident memory of a process in bytes (Linux). */
+export function residentBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+  return Number(kib ?? 0) * 1024;
+}
+
+/** CPU seconds (user + system) a process has used so far (Linux; 100 ticks a second). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

@@ -1,0 +1,96 @@
+// The results of `pnpm bench`: one JSON shape, rendered as the Markdown table it prints.
+import type { LoadResult } from './load';
+import type { StreamFigure } from './streams';
+
+export interface RouteFigure {
+  name: string;
+  /** rps: product/baseline throughput (higher is better); p95: product/baseline latency (lower is better). */
+  compare: 'rps' | 'p95';
+  product: LoadResult;
+  baseline: LoadResult;
+  ratio: number;
+  /** Baseline CPU per request / product CPU per request: the throughput ratio both would reach alone on one core. */
+  cpuRatio: number;
+  target: number;
+  met: boolean;
+}
+
+export interface Report {
+  date: string;
+  quick: boolean;
+  loadGenerator: string;
+  machine: string;
+  settings: Record<string, unknown>;
+  routes: RouteFigure[];
+  spread?: { instances: number; one: LoadResult; many: LoadResult; ratio: number; target: number; met: boolean };
+  memory?: { rssBeforeBytes: number; rssAfterBytes: number; bytesPerActiveInstance: number; targetBytes: number; met: boolean };
+  mixed?: { connections: number; result: LoadResult; p99TargetMs: number };
+  workers?: { route: string; one: LoadResult; two: LoadResult; scaling: number };
+  streams?: (StreamFigure & { uploadRatio: number; downloadRatio: number; target: number; met: boolean })[];
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const ms = (n: number) => (n >= 10 ? n.toFixed(0) : n.toFixed(1));
+const mark = (met: boolean) => (met ? 'yes' : '**no**');
+const ratio = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
+const load = (r: LoadResult) => `${int(r.rps)} req/s, p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms`;
+
+const errorKinds = (r: LoadResult) =>
+  Object.entries(r.errorKinds ?? {})
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(', ');
+
+export function markdownReport(report: Report): string {
+  const lines = [
+    `# pnpm bench${report.quick ? ' --quick' : ''}: ${report.date}`,
+    '',
+    `${report.machine}; load generator ${report.loadGenerator}; medians of ${String(report.settings.rounds)} interleaved rounds of ${String(report.settings.seconds)} s.`,
+    '',
+    'Ratios are product / baseline; "by CPU/req" is baseline CPU per request / product CPU per request, the',
+    'throughput ratio each would reach alone on a core, which holds up better than req/s on a shared machine.',
+    '',
+    '| figure | product | bare node:http + pg | ratio | target | met |',
+    '|---|---|---|---|---|---|',
+  ];
+  const cpu = (x: LoadResult) => (x.cpuUsPerRequest === undefined ? '' : `; CPU ${int(x.cpuUsPerRequest)} µs/req`);
+  for (const r of report.routes) {
+    const figure = (x: LoadResult) =>
+      (r.compare === 'p95' ? `p95 ${ms(x.p95)} ms (${int(x.rps)} req/s)` : `${int(x.rps)} req/s, p50 ${ms(x.p50)}, p99 ${ms(x.p99)} ms`) +
+      cpu(x);
+    const target = r.compare === 'p95' ? `≤ ${r.target}× slower` : `≥ ${r.target}`;
+    lines.push(
+      `| ${r.name} | ${figure(r.product)} | ${figure(r.baseline)} | ${ratio(r.ratio)}${r.compare === 'p95' ? '×' : ''} (by CPU/req: ${ratio(r.cpuRatio)}) | ${target} | ${mark(r.met)} |`,
+    );
+  }
+  for (const s of report.streams ?? []) {
+    lines.push(
+      `| local store upload ${s.mib} MiB vs write+fsync | ${int(s.uploadMBps.product)} MB/s | ${int(s.uploadMBps.baseline)} MB/s (disk alone ${int(s.diskMBps.write)}) | ${ratio(s.uploadRatio)} | ≥ ${s.target} | ${mark(s.uploadRatio >= s.target)} |`,
+      `| local store download ${s.mib} MiB vs read | ${int(s.downloadMBps.product)} MB/s | ${int(s.downloadMBps.baseline)} MB/s (disk alone ${int(s.diskMBps.read)}) | ${ratio(s.downloadRatio)} | ≥ ${s.target} | ${mark(s.downloadRatio >= s.target)} |`,
+    );
+  }
+  if (report.spread) {
+    const s = report.spread;
+    lines.push(
+      `| file GET over ${int(s.instances)} instances vs one instance | ${int(s.many.rps)} req/s | ${int(s.one.rps)} req/s (one instance) | ${ratio(s.ratio)} | ≥ ${s.target} | ${mark(s.met)} |`,
+    );
+  }
+  if (report.memory) {
+    const m = report.memory;
+    lines.push(
+      `| product memory per active instance | ${(m.bytesPerActiveInstance / 1024).toFixed(2)} KiB (RSS ${int(m.rssBeforeBytes / 2 ** 20)} → ${int(m.rssAfterBytes / 2 ** 20)} MiB) | — | — | ≤ ${m.targetBytes / 1024} KiB | ${mark(m.met)} |`,
+    );
+  }
+  if (report.mixed) {
+    const { result, connections, p99TargetMs } = report.mixed;
+    const met = result.p99 <= p99TargetMs && result.errors === 0;
+    lines.push(
+      `| mixed traffic, ${connections} connections (uploads, search, data, login) | ${load(result)}, ${int(result.errors)} errors${result.errors ? ` (${errorKinds(result)})` : ''} | — | — | p99 ≤ ${ms(p99TargetMs)} ms, no errors | ${mark(met)} |`,
+    );
+  }
+  if (report.workers) {
+    const w = report.workers;
+    lines.push(`| ${w.route}, GATEWAY_WORKERS=2 vs 1 | ${load(w.two)} | ${load(w.one)} (1 worker) | ${ratio(w.scaling)} | — | — |`);
+  }
+  return lines.join('\n') + '\n';
+}
