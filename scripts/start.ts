@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '@pds/config';
 import { startDex } from '@pds/dex';
 import { startGateway, type RunningGateway } from '@pds/gateway';
 import { startWorker } from '@pds/worker';
+import { ensureConsoleBuilt } from './lib/console';
 import { ensureDatabase, ensurePostgres, redact, withDatabase } from './lib/postgres';
 import { migrate } from './lib/prisma';
 import { ensureRedis } from './lib/redis';
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
       MASTER_KEY: secret(dataDir, 'MASTER_KEY', 'master.key', () => randomBytes(32).toString('hex')),
     });
 
+    ensureConsoleBuilt(console.log);
     const gateway = await startGateway(config);
     closers.push(() => gateway.close());
     const dex = await startDex(config);
@@ -96,6 +98,7 @@ async function main(): Promise<void> {
     const base = `http://${clusterDomain}:${port}`;
     console.log(`
 PDS cluster running (Ctrl-C stops it)
+  console   ${base}/ (sign up), then http://<name>.${clusterDomain}:${port}/ in a browser
   gateway   ${gateway.url}   instances at http://<name>.${clusterDomain}:${port}
   dex       ${dex.url}   certified cluster: ${config.DEX_CLUSTERS.join(', ')}; admins: ${config.DEX_ADMINS.join(', ')}
   admin     ${admin ?? '(not under this cluster)'}

@@ -12,6 +12,7 @@ import { authRoutes } from './auth/routes';
 import { AuthService } from './auth/service';
 import { applicationsFeature, HttpDexKeySource, type DexKeySource } from './apps';
 import { blobRoutes } from './blobs/routes';
+import { consoleFeature } from './console';
 import { dataFeature } from './data';
 import { FILES_PATH, fileRoutes } from './files/routes';
 import { FileService } from './files/service';
@@ -66,10 +67,13 @@ export function createApp(deps: GatewayDeps): Gateway {
   const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock);
 
   const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE] });
+  const webConsole = consoleFeature(config, db, logger);
+  if (webConsole) app.use(webConsole.cluster);
   // Before tenancy: sign-up creates the instance its Host names.
   app.use(signupRoutes(signup, registry, auth));
 
   app.use(resolveTenant(registry));
+  if (webConsole) app.use(webConsole.instance);
   // The local store's signed addresses carry their own authorisation (S3 serves these itself).
   if (deps.blobStore instanceof LocalBlobStore) app.use(blobRoutes(deps.blobStore));
   // Dex pushes carry a dex service token in X-Auth-Token, which instance authentication would refuse.

@@ -82,3 +82,28 @@ export class DataGrantRepository {
     return count > 0;
   }
 }
+
+export interface DataTable {
+  namespace: string;
+  endpoint: string;
+  records: number;
+}
+
+/** The owner's overview of the data tables, and removal of chosen records (the data browser). */
+export class DataTableRepository {
+  constructor(private readonly db: GatewayDb) {}
+
+  async list(instanceId: string): Promise<DataTable[]> {
+    const rows = await this.db.$queryRaw<{ namespace: string; endpoint: string; records: bigint }[]>`
+      SELECT "namespace", "endpoint", count(*) AS records FROM "DataRecord"
+      WHERE "instanceId" = ${instanceId}::uuid
+      GROUP BY "namespace", "endpoint" ORDER BY "namespace", "endpoint"`;
+    return rows.map((row) => ({ ...row, records: Number(row.records) }));
+  }
+
+  /** The number of records removed; ids of other instances or unknown ids remove nothing. */
+  async deleteRecords(instanceId: string, recordIds: string[]): Promise<number> {
+    const { count } = await this.db.dataRecord.deleteMany({ where: { instanceId, recordId: { in: recordIds } } });
+    return count;
+  }
+}

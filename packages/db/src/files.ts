@@ -108,6 +108,22 @@ export class FileRepository {
     return this.updateWhere(instanceId, fileId, {}, { contentPublic, lastUpdated: now });
   }
 
+  /** Replaces the given metadata fields (an empty title or description clears it); null when the file is missing. */
+  updateMetadata(
+    instanceId: string,
+    fileId: string,
+    changes: { title?: string; description?: string; tags?: string[] },
+    now: Date,
+  ): Promise<FileRecord | null> {
+    const cleared = (text: string | undefined) => (text === undefined ? undefined : text || null);
+    return this.updateWhere(instanceId, fileId, {}, {
+      title: cleared(changes.title),
+      description: cleared(changes.description),
+      tags: changes.tags,
+      lastUpdated: now,
+    });
+  }
+
   /** Grants (or changes) one user's permission on one file; null when the file is missing. */
   async grant(instanceId: string, fileId: string, userId: string, contentReadable: boolean): Promise<FileRecord | null> {
     return this.db.$transaction(async (tx) => {

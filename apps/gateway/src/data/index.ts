@@ -1,7 +1,8 @@
 // Wiring of the data tables and the owner's grants of them.
 import { Router } from 'express';
-import { DataGrantRepository, DataRecordRepository, UserRepository, type GatewayDb } from '@pds/db';
+import { DataGrantRepository, DataRecordRepository, DataTableRepository, UserRepository, type GatewayDb } from '@pds/db';
 import { DataAccessPolicy } from './access';
+import { dataBrowseRoutes } from './browse-routes';
 import { dataGrantRoutes } from './grant-routes';
 import { dataRoutes } from './routes';
 import { DataService } from './service';
@@ -11,5 +12,6 @@ export function dataFeature(db: GatewayDb): Router {
   const router = Router();
   router.use(dataRoutes(new DataService(new DataRecordRepository(db), new DataAccessPolicy(grants))));
   router.use(dataGrantRoutes(grants, new UserRepository(db)));
+  router.use(dataBrowseRoutes(new DataTableRepository(db)));
   return router;
 }

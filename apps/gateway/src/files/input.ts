@@ -67,6 +67,17 @@ export const templateSchema = z
     status: t.status?.status,
   }));
 
+/**
+ * Metadata changes (`PUT /files/file/:fileId`): the fields given replace the stored ones, absent
+ * fields stay; an empty title or description clears it. Name and source stay: the fileId derives from them.
+ */
+export const metadataSchema = z.object({
+  title: limited(1024).optional(),
+  description: limited(16 * 1024).optional(),
+  tags: tags.optional(),
+});
+export type MetadataChanges = z.output<typeof metadataSchema>;
+
 const queryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 export const contentQuery = z.object({ content: queryBool.default(false) });

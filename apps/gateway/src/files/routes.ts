@@ -3,7 +3,7 @@ import { Router, type Request } from 'express';
 import { parseInput } from '@pds/http';
 import { callerOf, tenantOf } from '../context';
 import { viewerOf } from './access';
-import { contentQuery, pageQuery, templateSchema, uploadSchema } from './input';
+import { contentQuery, metadataSchema, pageQuery, templateSchema, uploadSchema } from './input';
 import type { FileService } from './service';
 
 export const FILES_PATH = '/api/v2.6/files';
@@ -26,6 +26,12 @@ export function fileRoutes(files: FileService): Router {
 
   router.get('/file/:fileId', async (req, res) => {
     res.json(await files.get(tenantOf(req), authenticated(req), param(req, 'fileId')));
+  });
+
+  router.put('/file/:fileId', async (req, res) => {
+    const viewer = authenticated(req);
+    const changes = parseInput(metadataSchema, req.body ?? {});
+    res.json(await files.updateMetadata(tenantOf(req), viewer, param(req, 'fileId'), changes));
   });
 
   router.delete('/file/:fileId', async (req, res) => {

@@ -17,6 +17,7 @@ import {
   showsPermissions,
   type Viewer,
 } from './access';
+import type { MetadataChanges } from './input';
 import { fileIdStem } from './slug';
 import { fileJson, type FileJson } from './view';
 
@@ -96,6 +97,14 @@ export class FileService {
   async setPublic(tenant: ResolvedInstance, viewer: Viewer, fileId: string, contentPublic: boolean): Promise<FileJson> {
     requireManageable(viewer, await this.find(tenant, fileId), fileId);
     const updated = await this.deps.files.setPublic(tenant.instance.id, fileId, contentPublic, this.deps.clock());
+    if (!updated) throw fileNotFound(fileId);
+    return this.present(tenant, viewer, updated);
+  }
+
+  /** Owner only, like the other changes (the original let anyone who claimed a permission in the body edit). */
+  async updateMetadata(tenant: ResolvedInstance, viewer: Viewer, fileId: string, changes: MetadataChanges): Promise<FileJson> {
+    requireManageable(viewer, await this.find(tenant, fileId), fileId);
+    const updated = await this.deps.files.updateMetadata(tenant.instance.id, fileId, changes, this.deps.clock());
     if (!updated) throw fileNotFound(fileId);
     return this.present(tenant, viewer, updated);
   }
