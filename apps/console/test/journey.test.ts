@@ -1,0 +1,231 @@
+// The web console in a real browser (Debian's Chromium through playwright-core) against the product
+// as `pnpm start` runs it: sign up → log in → upload two files with progress → preview → share with a
+// second user, who sees only that file → make it public and fetch it anonymously → a third-party
+// app logs in through #/hatlogin with hat-js and writes a record → the owner sees it in the data
+// browser. And: a redirect to a foreign origin never receives a token.
+import { existsSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, CHROMIUM, PageWatch, screenshot } from './support/browser';
+import { resolveLocalhostSubdomains } from './support/localhost-dns';
+import { startProduct, type Product } from './support/product';
+import { startThirdPartyApp, type ThirdPartyApp } from './support/third-party-app';
+
+jest.setTimeout(120_000);
+
+const PASSWORD = 'correct-horse-battery-staple-42';
+const TEXT = 'Shopping list\n- apples\n- bread\n';
+
+async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function logIn(page: Page, username: string, password: string): Promise<void> {
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+}
+
+/** The dex administrator pushes a certified app to one instance (README: "Push a certified app"). */
+async function pushApp(product: Product, instance: string, record: object): Promise<void> {
+  const login = await fetch(`${product.instanceUrl('admin')}/users/access_token`, {
+    headers: { username: 'admin', password: product.adminPassword },
+  });
+  const { accessToken } = (await login.json()) as { accessToken: string };
+  // The instance registers with dex in the background after sign-up; until then dex answers 404.
+  await eventually(async () => {
+    const pushed = await fetch(`${product.dexUrl}/api/users/update-application?hatFilter=${instance}&cluster=pds.localhost`, {
+      method: 'POST',
+      headers: { 'x-auth-token': accessToken, 'Content-Type': 'application/json' },
+      body: JSON.stringify(record),
+    });
+    return pushed.status === 202 ? true : undefined;
+  }, 'dex to accept the app push');
+}
+
+const describeIfChromium = existsSync(CHROMIUM) ? describe : describe.skip;
+
+describeIfChromium('web console in Chromium', () => {
+  let product: Product;
+  let app: ThirdPartyApp;
+  let foreign: ThirdPartyApp;
+  let browser: Browser;
+  let restoreDns: () => void;
+  // The data-debit probe answers 404 on instances without data debits: the console then hides the screen.
+  const watch = new PageWatch([{ status: 404, url: /\/api\/v2\.6\/data-debit$/ }]);
+
+  beforeAll(async () => {
+    restoreDns = resolveLocalhostSubdomains();
+    [product, app, foreign, browser] = await Promise.all([startProduct(), startThirdPartyApp(), startThirdPartyApp(), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await foreign?.close();
+    await product?.stop();
+    restoreDns?.();
+  });
+  afterEach(() => expect(watch.problems).toEqual([]));
+
+  it('takes a person from sign-up to an app writing into their data store', async () => {
+    const alice = product.instanceUrl('alice');
+    const owner = await watch.newPage(await browser.newContext({ viewport: { width: 1280, height: 800 } }));
+
+    // Sign up on the bare cluster domain; the page sends the person to their instance.
+    await owner.goto(`${product.clusterUrl}/`);
+    await screenshot(owner, 'signup');
+    await owner.getByLabel('Full name').fill('Alice Example');
+    await owner.getByLabel('Username (your address)').fill('alice');
+    await owner.getByLabel('Email').fill('alice@example.com');
+    await owner.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await owner.getByLabel('Password again').fill(PASSWORD);
+    await owner.getByRole('button', { name: 'Create my data store' }).click();
+    await owner.waitForURL(`${alice}/`);
+
+    // Log in.
+    await screenshot(owner, 'login');
+    await logIn(owner, 'alice', PASSWORD);
+    await owner.getByRole('heading', { name: 'Files' }).waitFor();
+    const session = await owner.evaluate(() => sessionStorage.getItem('pds.session'));
+    expect(session).toMatch(/^ey/);
+
+    // Upload two files, each with its own progress bar.
+    const png = await owner.screenshot();
+    await owner.getByLabel('Choose files to upload').setInputFiles([
+      { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from(TEXT) },
+      { name: 'photo.png', mimeType: 'image/png', buffer: png },
+    ]);
+    for (const name of ['notes.txt', 'photo.png']) {
+      const bar = owner.getByRole('progressbar', { name: `Upload of ${name}` });
+      await bar.waitFor();
+      await owner.getByRole('listitem').filter({ hasText: name }).getByText('Uploaded').waitFor();
+      expect(await bar.evaluate((el) => (el as HTMLProgressElement).value)).toBe(1);
+    }
+    await owner.getByRole('link', { name: 'photo.png' }).waitFor();
+    await owner.getByRole('link', { name: 'notes.txt' }).waitFor();
+    await screenshot(owner, 'files');
+
+    // Preview: the image and the text.
+    await owner.getByRole('link', { name: 'photo.png' }).click();
+    const image = owner.getByRole('img', { name: 'Preview of photo.png' });
+    await image.waitFor();
+    await expect(image.evaluate((img) => (img as HTMLImageElement).naturalWidth)).resolves.toBe(1280);
+    await screenshot(owner, 'preview-image');
+    await owner.getByRole('link', { name: '← All files' }).click();
+    await owner.getByRole('link', { name: 'notes.txt' }).click();
+    await expect(owner.getByLabel('Preview of notes.txt').textContent()).resolves.toBe(TEXT);
+    const notesUrl = owner.url();
+    const fileId = decodeURIComponent(notesUrl.split('/').pop() ?? '');
+    expect(fileId).toBe('consolenotes.txt');
+
+    // A second user, created by the owner; the text file is shared with them.
+    await owner.getByRole('link', { name: 'Users' }).click();
+    await owner.getByLabel('Username').fill('bob');
+    await owner.getByLabel('Password').fill(PASSWORD);
+    await owner.getByRole('button', { name: 'Create user' }).click();
+    await owner.getByRole('cell', { name: 'bob', exact: true }).waitFor();
+    await screenshot(owner, 'users');
+    await owner.goto(notesUrl);
+    await owner.getByLabel('Share with').selectOption({ label: 'bob' });
+    await owner.getByRole('button', { name: 'Share', exact: true }).click();
+    await owner.getByText('bob: details and contents').waitFor();
+    await screenshot(owner, 'file-shared');
+
+    // Bob logs in (keyboard only, on a phone-sized screen) and sees that file alone.
+    const bob = await watch.newPage(await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true }));
+    await bob.goto(`${alice}/`);
+    await bob.getByLabel('Username').focus();
+    await bob.keyboard.type('bob');
+    await bob.keyboard.press('Tab');
+    await bob.keyboard.type(PASSWORD);
+    await bob.keyboard.press('Enter');
+    await bob.getByText('1 file', { exact: true }).waitFor();
+    await expect(bob.getByRole('link', { name: /\.(txt|png)$/ }).allTextContents()).resolves.toEqual(['notes.txt']);
+    await expect(bob.getByRole('link', { name: 'Users' }).count()).resolves.toBe(0);
+    const overflow = await bob.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(bob, 'second-user-phone');
+    await bob.getByRole('link', { name: 'notes.txt' }).click();
+    await expect(bob.getByLabel('Preview of notes.txt').textContent()).resolves.toBe(TEXT);
+    await expect(bob.getByRole('button', { name: 'Make public' }).count()).resolves.toBe(0);
+
+    // Public: anyone may fetch the content without a token.
+    await owner.getByRole('button', { name: 'Make public' }).click();
+    await owner.getByRole('button', { name: 'Make private' }).waitFor();
+    const anonymous = await watch.newPage(await browser.newContext());
+    const content = await anonymous.goto(`${alice}/api/v2.6/files/content/${fileId}`);
+    expect(content?.status()).toBe(200);
+    expect(await content?.text()).toBe(TEXT);
+
+    // A third-party app, pushed through dex, logs in with hat-js's generateHatLoginUrl.
+    app.configure({ instanceUrl: alice, appId: 'notes', record: { title: 'Written by the app', rank: 1 } });
+    await pushApp(product, 'alice.pds.localhost', {
+      title: 'Notes',
+      namespace: 'notes',
+      description: 'Keeps your notes',
+      logoUrl: `${app.origin}/logo.png`,
+      url: app.origin,
+      authUrl: '/callback',
+      category: 'app',
+      setup: true,
+      loginAvailable: true,
+    });
+    await eventually(
+      async () => {
+        const count = await owner.evaluate(async () => {
+          const listing = await fetch('/api/v2.6/applications', { headers: { 'X-Auth-Token': sessionStorage.getItem('pds.session') ?? '' } });
+          return ((await listing.json()) as unknown[]).length;
+        });
+        return count > 0 ? true : undefined;
+      },
+      'the app push to reach the instance',
+    );
+    await owner.goto(`${app.origin}/`);
+    await owner.getByRole('link', { name: 'Log in with your data store' }).click();
+    await owner.getByRole('heading', { name: 'Notes asks to use your data' }).waitFor();
+    await expect(owner.getByRole('listitem').allTextContents()).resolves.toEqual(['read notes', 'write notes']);
+    await expect(owner.locator('img.logo').evaluate((img) => (img as HTMLImageElement).naturalWidth)).resolves.toBe(1);
+    await screenshot(owner, 'hatlogin');
+    await owner.getByRole('button', { name: 'Approve Notes' }).click();
+    await owner.waitForURL(`${app.origin}/callback?token=*`);
+    await owner.locator('#saved').waitFor();
+    expect(app.tokens).toHaveLength(1);
+    const claims = JSON.parse(Buffer.from(app.tokens[0]?.split('.')[1] ?? '', 'base64url').toString());
+    expect(claims).toMatchObject({ iss: 'alice.pds.localhost', accessScope: 'application', application: 'notes' });
+
+    // The owner finds the app's record in the data browser.
+    await owner.goto(`${alice}/#/data`);
+    await owner.getByRole('link', { name: 'items' }).click();
+    await owner.getByRole('cell', { name: 'Written by the app' }).waitFor();
+    await owner.getByRole('button', { name: /^Show record / }).click();
+    await expect(owner.getByLabel('Record as JSON').textContent()).resolves.toContain('"title": "Written by the app"');
+    await screenshot(owner, 'data');
+    await owner.getByRole('link', { name: 'Apps' }).click();
+    await owner.getByText('running').waitFor();
+    await screenshot(owner, 'apps');
+  });
+
+  it('never hands an app token to an origin other than the app’s own', async () => {
+    const alice = product.instanceUrl('alice');
+    const owner = await watch.newPage(await browser.newContext());
+    await owner.goto(`${alice}/`);
+    await logIn(owner, 'alice', PASSWORD);
+    await owner.getByRole('heading', { name: 'Files' }).waitFor();
+
+    await owner.goto(`${alice}/#/hatlogin?name=notes&redirect=${foreign.origin}/steal&fallback=${foreign.origin}/refused`);
+    await owner.getByRole('heading', { name: 'Notes asks to use your data' }).waitFor();
+    await owner.getByRole('alert').filter({ hasText: 'Approval is blocked' }).waitFor();
+    await expect(owner.getByRole('button', { name: 'Approve Notes' }).isDisabled()).resolves.toBe(true);
+    await screenshot(owner, 'hatlogin-foreign-refused');
+    await owner.getByRole('button', { name: 'Refuse' }).click();
+    await owner.getByRole('heading', { name: 'Files' }).waitFor();
+    expect(owner.url()).toBe(`${alice}/#/files`);
+    expect(foreign.requests).toEqual([]);
+    expect(foreign.tokens).toEqual([]);
+  });
+});

@@ -1,0 +1,66 @@
+// Debian's Chromium driven by playwright-core, and a watch on every page: console errors, page
+// errors, failed requests and error answers all fail the test, except answers a test expects.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const OUTPUT = path.resolve(__dirname, '../../../../.test-output/browser');
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'],
+  });
+}
+
+export interface Expected {
+  /** An answer with this status to a URL matching the pattern is part of the journey, not a fault. */
+  status: number;
+  url: RegExp;
+}
+
+export class PageWatch {
+  readonly problems: string[] = [];
+
+  constructor(private readonly expected: Expected[] = []) {}
+
+  private isExpected(url: string, status: number): boolean {
+    return this.expected.some((e) => e.status === status && e.url.test(url));
+  }
+
+  watch(page: Page): Page {
+    page.on('console', (message) => {
+      if (message.type() !== 'error') return;
+      // Chromium reports every error answer as a console error too; expected ones are not faults.
+      const { url } = message.location();
+      const status = Number(/status of (\d{3})/.exec(message.text())?.[1]);
+      if (status && this.isExpected(url, status)) return;
+      this.problems.push(`console error on ${page.url()}: ${message.text()} (${url})`);
+    });
+    page.on('pageerror', (error) => this.problems.push(`page error on ${page.url()}: ${error.message}`));
+    page.on('requestfailed', (request) => this.problems.push(`request failed: ${request.method()} ${request.url()} ${request.failure()?.errorText}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400 && !this.isExpected(response.url(), response.status())) {
+        this.problems.push(`error answer: ${response.status()} ${response.request().method()} ${response.url()}`);
+      }
+    });
+    return page;
+  }
+
+  async newPage(context: BrowserContext): Promise<Page> {
+    return this.watch(await context.newPage());
+  }
+}
+
+let shots = 0;
+
+/** Saves a screenshot of the screen under the test output folder (git-ignored). */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(OUTPUT, { recursive: true });
+  shots += 1;
+  const file = path.join(OUTPUT, `${String(shots).padStart(2, '0')}-${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
