@@ -79,6 +79,9 @@ export async function startThirdPartyApp(): Promise<ThirdPartyApp> {
     requests,
     tokens,
     configure: (options) => (settings = options),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
   };
 }
