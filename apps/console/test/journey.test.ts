@@ -120,6 +120,21 @@ describeIfChromium('web console in Chromium', () => {
     await owner.getByRole('link', { name: 'notes.txt' }).click();
     await expect(owner.getByLabel('Preview of notes.txt').textContent()).resolves.toBe(TEXT);
     const notesUrl = owner.url();
+
+    // Details: title and tags, then found again by tag.
+    await owner.getByLabel('Title').fill('Weekly shopping');
+    await owner.getByLabel('Tags (comma-separated)').fill('home, food');
+    await owner.getByRole('button', { name: 'Save details' }).click();
+    await owner.getByText('Saved', { exact: true }).waitFor();
+    await owner.getByRole('heading', { name: 'Weekly shopping' }).waitFor();
+    await owner.getByRole('link', { name: '← All files' }).click();
+    await owner.locator('summary', { hasText: 'Search' }).click();
+    await owner.getByLabel('Tags (comma-separated)').fill('food');
+    await owner.getByRole('button', { name: 'Search', exact: true }).click();
+    await owner.getByText('1 file', { exact: true }).waitFor();
+    await expect(owner.getByRole('link', { name: /\.(txt|png)$/ }).allTextContents()).resolves.toEqual(['notes.txt']);
+    await screenshot(owner, 'search');
+    await owner.goto(notesUrl);
     const fileId = decodeURIComponent(notesUrl.split('/').pop() ?? '');
     expect(fileId).toBe('consolenotes.txt');
 
@@ -168,7 +183,7 @@ describeIfChromium('web console in Chromium', () => {
       title: 'Notes',
       namespace: 'notes',
       description: 'Keeps your notes',
-      logoUrl: `${app.origin}/logo.png`,
+      logoUrl: `${app.origin}/logo.svg`,
       url: app.origin,
       authUrl: '/callback',
       category: 'app',
@@ -189,7 +204,7 @@ describeIfChromium('web console in Chromium', () => {
     await owner.getByRole('link', { name: 'Log in with your data store' }).click();
     await owner.getByRole('heading', { name: 'Notes asks to use your data' }).waitFor();
     await expect(owner.getByRole('listitem').allTextContents()).resolves.toEqual(['read notes', 'write notes']);
-    await expect(owner.locator('img.logo').evaluate((img) => (img as HTMLImageElement).naturalWidth)).resolves.toBe(1);
+    await owner.waitForFunction(() => document.querySelector<HTMLImageElement>('img.logo')?.naturalWidth === 64);
     await screenshot(owner, 'hatlogin');
     await owner.getByRole('button', { name: 'Approve Notes' }).click();
     await owner.waitForURL(`${app.origin}/callback?token=*`);

@@ -41,7 +41,7 @@ function Preview({ file }: { file: FileRecord }) {
   );
 }
 
-function Sharing({ file, users, onChange }: { file: FileRecord; users: UserAccount[]; onChange: (file: FileRecord) => void }) {
+function Sharing({ file, users, ownerId, onChange }: { file: FileRecord; users: UserAccount[]; ownerId: string; onChange: (file: FileRecord) => void }) {
   const candidates = users.filter((user) => user.kind === 'user');
   const [userId, setUserId] = useState('');
   const [content, setContent] = useState(true);
@@ -63,7 +63,9 @@ function Sharing({ file, users, onChange }: { file: FileRecord; users: UserAccou
       <ul class="access">
         <li>The owner (you): everything</li>
         {file.contentPublic ? <li>Anyone with the address: contents</li> : null}
-        {(file.permissions ?? []).map((permission) => (
+        {(file.permissions ?? [])
+          .filter((permission) => permission.userId !== ownerId)
+          .map((permission) => (
           <li key={permission.userId}>
             {nameOf(permission.userId)}: {permission.contentReadable ? 'details and contents' : 'details only'}{' '}
             <button type="button" class="secondary" onClick={() => void act(`${FILES}/restrictAccess/${id}/${encodeURIComponent(permission.userId)}`)}>
@@ -215,7 +217,7 @@ export function FileDetails({ fileId, session }: { fileId: string; session: Sess
         <Preview file={file} />
       </section>
       {owner ? <Metadata key={file.fileId} file={file} onChange={setFile} /> : null}
-      {owner ? <Sharing file={file} users={users} onChange={setFile} /> : null}
+      {owner ? <Sharing file={file} users={users} ownerId={session.userId} onChange={setFile} /> : null}
     </section>
   );
 }

@@ -17,8 +17,10 @@ export interface ThirdPartyApp {
   close(): Promise<void>;
 }
 
-/** A 1×1 PNG, for the app's logo. */
-const LOGO = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYPgPAAEDAQAIicLsAAAAAElFTkSuQmCC', 'base64');
+/** The app's logo (64×64). */
+const LOGO =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="12" fill="#e0a100"/>' +
+  '<path d="M18 14h22l8 8v28H18z" fill="#fff"/><path d="M24 30h18M24 38h18M24 46h12" stroke="#e0a100" stroke-width="3"/></svg>';
 
 /** hat-js builds addresses from the token's iss (no port): the instance's port is put back here. */
 function withPort(fetchImpl: typeof fetch, instanceUrl: string): typeof fetch {
@@ -43,7 +45,7 @@ export async function startThirdPartyApp(): Promise<ThirdPartyApp> {
     requests.push(req.url ?? '');
     const url = new URL(req.url ?? '/', origin);
     const html = (status: number, text: string) => res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8' }).end(text);
-    if (url.pathname === '/logo.png') return res.writeHead(200, { 'Content-Type': 'image/png' }).end(LOGO);
+    if (url.pathname === '/logo.svg') return res.writeHead(200, { 'Content-Type': 'image/svg+xml' }).end(LOGO);
     if (url.pathname === '/favicon.ico') return res.writeHead(204).end();
     if (!settings) return html(503, page('Not configured', ''));
     const { instanceUrl, appId, record } = settings;
