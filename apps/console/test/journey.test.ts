@@ -113,6 +113,16 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByRole('link', { name: 'notes.txt' }).waitFor();
     await screenshot(owner, 'files');
 
+    // Drag and drop uploads too.
+    const dropped = await owner.evaluateHandle(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['dropped in'], 'dropped.txt', { type: 'text/plain' }));
+      return transfer;
+    });
+    await owner.getByRole('region', { name: 'Upload files' }).dispatchEvent('drop', { dataTransfer: dropped });
+    await owner.getByRole('listitem').filter({ hasText: 'dropped.txt' }).getByText('Uploaded').waitFor();
+    await owner.getByRole('link', { name: 'dropped.txt' }).waitFor();
+
     // Preview: the image and the text.
     await owner.getByRole('link', { name: 'photo.png' }).click();
     const image = owner.getByRole('img', { name: 'Preview of photo.png' });
@@ -203,15 +213,20 @@ describeBrowser('web console in Chromium', () => {
       },
       'the app push to reach the instance',
     );
-    await owner.goto(`${app.origin}/`);
-    await owner.getByRole('link', { name: 'Log in with your data store' }).click();
-    await owner.getByRole('heading', { name: 'Notes asks to use your data' }).waitFor();
-    await expect(owner.getByRole('listitem').allTextContents()).resolves.toEqual(['read notes', 'write notes']);
-    await owner.waitForFunction(() => document.querySelector<HTMLImageElement>('img.logo')?.naturalWidth === 64);
-    await screenshot(owner, 'hatlogin');
-    await owner.getByRole('button', { name: 'Approve Notes' }).click();
-    await owner.waitForURL(`${app.origin}/callback?token=*`);
-    await owner.locator('#saved').waitFor();
+    // The person starts at the app, in a new browser session: the instance asks them to log in first.
+    const visitor = await watch.newPage(await browser.newContext({ viewport: { width: 1280, height: 800 } }));
+    await visitor.goto(`${app.origin}/`);
+    await visitor.getByRole('link', { name: 'Log in with your data store' }).click();
+    await visitor.getByRole('heading', { name: 'Log in to continue to notes' }).waitFor();
+    await screenshot(visitor, 'hatlogin-login');
+    await logIn(visitor, 'alice', PASSWORD);
+    await visitor.getByRole('heading', { name: 'Notes asks to use your data' }).waitFor();
+    await expect(visitor.getByRole('listitem').allTextContents()).resolves.toEqual(['read notes', 'write notes']);
+    await visitor.waitForFunction(() => document.querySelector<HTMLImageElement>('img.logo')?.naturalWidth === 64);
+    await screenshot(visitor, 'hatlogin');
+    await visitor.getByRole('button', { name: 'Approve Notes' }).click();
+    await visitor.waitForURL(`${app.origin}/callback?token=*`);
+    await visitor.locator('#saved').waitFor();
     expect(app.tokens).toHaveLength(1);
     const claims = JSON.parse(Buffer.from(app.tokens[0]?.split('.')[1] ?? '', 'base64url').toString());
     expect(claims).toMatchObject({ iss: 'alice.pds.localhost', accessScope: 'application', application: 'notes' });
@@ -226,6 +241,11 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByRole('link', { name: 'Apps' }).click();
     await owner.getByText('running').waitFor();
     await screenshot(owner, 'apps');
+
+    // Logging out ends the session in this tab.
+    await owner.getByRole('button', { name: 'Log out' }).click();
+    await owner.getByRole('heading', { name: 'Log in' }).waitFor();
+    await expect(owner.evaluate(() => sessionStorage.getItem('pds.session'))).resolves.toBeNull();
   });
 
   it('never hands an app token to an origin other than the app’s own', async () => {
@@ -245,5 +265,12 @@ describeBrowser('web console in Chromium', () => {
     expect(owner.url()).toBe(`${alice}/#/files`);
     expect(foreign.requests).toEqual([]);
     expect(foreign.tokens).toEqual([]);
+
+    // Refusing the app's own link goes to its fallback, without a token.
+    const tokensBefore = app.tokens.length;
+    await owner.goto(`${alice}/#/hatlogin?name=notes&redirect=${app.origin}/callback&fallback=${app.origin}/refused`);
+    await owner.getByRole('button', { name: 'Refuse' }).click();
+    await owner.waitForURL(`${app.origin}/refused`);
+    expect(app.tokens).toHaveLength(tokensBefore);
   });
 });

@@ -78,11 +78,15 @@ describe('the instance console', () => {
   });
 
   it('allows the logos of the instance’s own apps as images, and no other origin', async () => {
-    const before = cspOf(await page(alice.address));
-    expect(before['img-src']).toBe("'self' blob:");
+    const first = await page(alice.address);
+    expect(cspOf(first)['img-src']).toBe("'self' blob:");
+    expect(first.text).toContain('<meta name="pds-logo-origins" content="" />');
     await installApp(gw, dexKeys, alice, appRecord('notes', { logoUrl: 'https://cdn.notes.example/logo.png' }));
-    const after = cspOf(await page(alice.address));
+    const served = await page(alice.address);
+    const after = cspOf(served);
     expect(after['img-src']).toBe("'self' blob: https://cdn.notes.example");
+    // The page tells the console which logo origins it may show.
+    expect(served.text).toContain('<meta name="pds-logo-origins" content="https://cdn.notes.example" />');
     expect(after['script-src']).toBe("'self'");
     expect(after['connect-src']).toBe("'self'");
     const bob = await signUp(gw.app, 'bob');

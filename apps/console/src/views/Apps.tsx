@@ -8,8 +8,22 @@ export async function loadApps(): Promise<ConsoleApp[]> {
   return (await call<Parameters<typeof toConsoleApp>[0][]>('/api/v2.6/applications')).map(toConsoleApp);
 }
 
+/** Logo origins this page's CSP allows (the gateway lists them when it serves the page). */
+const allowedLogoOrigins = new Set((document.querySelector<HTMLMetaElement>('meta[name="pds-logo-origins"]')?.content ?? '').split(' ').filter(Boolean));
+
+function logoShown(url: string | undefined): url is string {
+  if (!url) return false;
+  try {
+    const { origin } = new URL(url, location.href);
+    return origin === location.origin || allowedLogoOrigins.has(origin);
+  } catch {
+    return false;
+  }
+}
+
+/** The app's logo; its first letter when the logo's origin arrived after this page loaded (reload shows it). */
 export function AppLogo({ app }: { app: ConsoleApp }) {
-  return app.logoUrl ? <img class="logo" src={app.logoUrl} alt="" width={48} height={48} /> : <span class="logo" aria-hidden="true">{app.name.slice(0, 1)}</span>;
+  return logoShown(app.logoUrl) ? <img class="logo" src={app.logoUrl} alt="" width={48} height={48} /> : <span class="logo" aria-hidden="true">{app.name.slice(0, 1)}</span>;
 }
 
 export function Apps() {

@@ -2,6 +2,7 @@
 // cluster domain, the owner's console on instance addresses. API clients keep the JSON answers of
 // GET / (CONTRACT §1): only a request that prefers HTML and carries no credentials gets a page.
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { tenantOf } from '../context';
@@ -25,11 +26,21 @@ function wantsPage(req: Request): boolean {
   return req.accepts(['application/json', 'text/html']) === 'text/html';
 }
 
-function sendPage(res: Response, file: string, csp: string): void {
+function pageHeaders(res: Response, csp: string): void {
   res.setHeader('Content-Security-Policy', csp);
   res.setHeader('Cache-Control', 'no-cache');
   res.setHeader('Vary', 'Accept');
-  res.sendFile(file);
+}
+
+const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/**
+ * The console page with the logo origins its CSP allows, in a meta element: the console shows a
+ * logo only from those, so an app pushed after the page loaded gets a placeholder, not a CSP violation.
+ */
+function consolePage(html: string, logoOrigins: string[]): string {
+  const meta = `<meta name="pds-logo-origins" content="${escapeAttribute(logoOrigins.join(' '))}" />`;
+  return html.replace('</head>', `${meta}</head>`);
 }
 
 /** Hashed, immutable build assets under /assets, with the console's CSP (route-scoped, not helmet's global one). */
@@ -51,7 +62,11 @@ export function consoleBuilt(dist: string): boolean {
 export function clusterConsole(options: ConsoleOptions): RequestHandler {
   const csp = consoleCsp({});
   const router = Router();
-  router.get('/', (req, res, next) => (wantsPage(req) ? sendPage(res, path.join(options.dist, 'signup.html'), csp) : next()));
+  router.get('/', (req, res, next) => {
+    if (!wantsPage(req)) return next();
+    pageHeaders(res, csp);
+    res.sendFile(path.join(options.dist, 'signup.html'));
+  });
   router.use(assets(options.dist, csp));
   return (req, res, next) => (requestHost(req) === options.clusterDomain ? router(req, res, next) : next());
 }
@@ -62,8 +77,11 @@ export function instanceConsole(options: ConsoleOptions): Router {
   const router = Router();
   router.get('/', async (req, res, next) => {
     if (!wantsPage(req)) return next();
-    const logoOrigins = await options.logoOrigins(tenantOf(req).instance.id);
-    sendPage(res, path.join(options.dist, 'index.html'), consoleCsp({ ...base, logoOrigins }));
+    const logoOrigins = [...new Set(await options.logoOrigins(tenantOf(req).instance.id))];
+    pageHeaders(res, consoleCsp({ ...base, logoOrigins }));
+    // Read per request (a small file): a rebuilt console is served without restarting the gateway.
+    const html = await readFile(path.join(options.dist, 'index.html'), 'utf8');
+    res.type('html').send(consolePage(html, logoOrigins));
   });
   router.use(assets(options.dist, consoleCsp(base)));
   return router;
