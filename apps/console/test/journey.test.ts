@@ -5,7 +5,7 @@
 // browser. And: a redirect to a foreign origin never receives a token.
 import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, CHROMIUM, PageWatch, screenshot } from './support/browser';
+import { CHROMIUM, clearScreenshots, launchBrowser, PageWatch, screenshot } from './support/browser';
 import { resolveLocalhostSubdomains } from './support/localhost-dns';
 import { startProduct, type Product } from './support/product';
 import { startThirdPartyApp, type ThirdPartyApp } from './support/third-party-app';
@@ -63,6 +63,7 @@ describeBrowser('web console in Chromium', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
+    clearScreenshots();
     restoreDns = resolveLocalhostSubdomains();
     [product, app, foreign, browser] = await Promise.all([startProduct(), startThirdPartyApp(), startThirdPartyApp(), launchBrowser()]);
   });
@@ -238,8 +239,16 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByRole('button', { name: /^Show record / }).click();
     await expect(owner.getByLabel('Record as JSON').textContent()).resolves.toContain('"title": "Written by the app"');
     await screenshot(owner, 'data');
+    owner.once('dialog', (dialog) => void dialog.accept());
+    await owner.getByRole('button', { name: 'Delete record' }).click();
+    await owner.getByText('Record deleted').waitFor();
+    await owner.getByRole('cell', { name: 'Written by the app' }).waitFor({ state: 'detached' });
+
+    // Apps: the page loaded before the app arrived shows a placeholder; a fresh load shows its logo.
     await owner.getByRole('link', { name: 'Apps' }).click();
     await owner.getByText('running').waitFor();
+    await owner.reload();
+    await owner.waitForFunction(() => document.querySelector<HTMLImageElement>('img.logo')?.naturalWidth === 64);
     await screenshot(owner, 'apps');
 
     // Logging out ends the session in this tab.

@@ -60,8 +60,8 @@ function Records({ namespace, endpoint }: { namespace: string; endpoint: string 
     try {
       await call(`/api/v2.6/data?records=${encodeURIComponent(record.recordId)}`, { method: 'DELETE' });
       setChosen(undefined);
-      setStatus({ message: 'Record deleted' });
       await load();
+      setStatus({ message: 'Record deleted' });
     } catch (e) {
       setStatus({ error: errorText(e) });
     }

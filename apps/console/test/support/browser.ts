@@ -1,6 +1,6 @@
 // Debian's Chromium driven by playwright-core, and a watch on every page: console errors, page
 // errors, failed requests and error answers all fail the test, except answers a test expects.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
@@ -55,6 +55,12 @@ export class PageWatch {
 }
 
 let shots = 0;
+
+/** Starts a run's screenshots afresh, so the folder shows this run's screens only. */
+export function clearScreenshots(): void {
+  rmSync(OUTPUT, { recursive: true, force: true });
+  shots = 0;
+}
 
 /** Saves a screenshot of the screen under the test output folder (git-ignored). */
 export async function screenshot(page: Page, name: string): Promise<string> {
