@@ -1,13 +1,12 @@
 // `pnpm start`: the whole cluster on one machine. With no DATABASE_URL it runs embedded PostgreSQL in
 // DATA_DIR; it uses REDIS_URL, or a local Redis, or starts redis-server from PATH; then it applies
-// migrations and runs gateway, dex and worker in this process. Ctrl-C stops everything.
+// migrations and runs gateway, dex and their workers in this process. Ctrl-C stops everything.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type Config } from '@pds/config';
-import { startDex } from '@pds/dex';
-import { startGateway, type RunningGateway } from '@pds/gateway';
-import { startWorker } from '@pds/worker';
+import { startDex, startDexWorker } from '@pds/dex';
+import { startGateway, startGatewayWorker, type RunningGateway } from '@pds/gateway';
 import { ensureConsoleBuilt } from './lib/console';
 import { ensureDatabase, ensurePostgres, redact, withDatabase } from './lib/postgres';
 import { migrate } from './lib/prisma';
@@ -91,8 +90,10 @@ async function main(): Promise<void> {
     closers.push(() => gateway.close());
     const dex = await startDex(config);
     closers.push(() => dex.close());
-    const worker = await startWorker(config);
-    closers.push(() => worker.close());
+    const gatewayWorker = await startGatewayWorker(config);
+    closers.push(() => gatewayWorker.close());
+    const dexWorker = await startDexWorker(config);
+    closers.push(() => dexWorker.close());
     const admin = await provisionAdmin(gateway, config, dataDir);
 
     const base = `http://${clusterDomain}:${port}`;

@@ -1,14 +1,14 @@
 // A whole cluster for dex and worker tests: a real gateway listening on a port, dex on its own
-// database copied from the migrated template, the worker, and fake instances (a tiny real HTTP server
+// database copied from the migrated template, both domain workers, and fake instances (a tiny real HTTP server
 // whose keys and answers a test controls). Everything shares one private queue prefix. `close()` in afterAll.
 import { randomBytes } from 'node:crypto';
 import http, { type Server } from 'node:http';
 import { loadConfig, type Config } from '@pds/config';
 import { createDexDb, type DexDb } from '@pds/db';
-import { startDex, type RunningDex } from '@pds/dex';
+import { startDex, startDexWorker, type RunningDex } from '@pds/dex';
+import { startGatewayWorker } from '@pds/gateway';
 import { appPushProducer, keyFetchProducer, Producer, QUEUE_NAMES } from '@pds/queue';
 import { generateRsaKeyPair, issueToken, signingKeys, type SigningKeys } from '@pds/tokens';
-import { startWorker, type RunningWorker } from '@pds/worker';
 import { freePort } from '../../scripts/lib/ports';
 import { CLUSTER, requireEnv, startTestGateway, type TestGateway } from './gateway';
 import { createDatabaseFrom } from './templates';
@@ -140,7 +140,7 @@ export async function startTestCluster(options: { worker?: boolean; registerWait
     server = undefined;
     if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
   };
-  let worker: RunningWorker | undefined;
+  let workers: { close(): Promise<void> }[] = [];
   const cluster: TestCluster = {
     gw,
     gatewayUrl,
@@ -153,16 +153,16 @@ export async function startTestCluster(options: { worker?: boolean; registerWait
     appPush,
     uploadSweep,
     startWorker: async () => {
-      worker ??= await startWorker(config);
+      if (workers.length === 0) workers = [await startGatewayWorker(config), await startDexWorker(config)];
     },
     stopWorker: async () => {
-      await worker?.close();
-      worker = undefined;
+      for (const w of workers) await w.close();
+      workers = [];
     },
     stopGateway,
     startGateway,
     close: async () => {
-      await worker?.close();
+      for (const w of workers) await w.close();
       await dex.close();
       await stopGateway();
       await fakes.close();

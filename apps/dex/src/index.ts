@@ -2,3 +2,4 @@ export { createDexApp, type DexDeps } from './app';
 export { startDex, type RunningDex } from './server';
 export { loadOrCreateDexKeys } from './keys';
 export type { KeyFetchOutcome } from './registration/service';
+export { startDexWorker } from './worker';

@@ -2,3 +2,4 @@ export * from './errors';
 export * from './validate';
 export * from './logger';
 export * from './middleware';
+export * from './outgoing';

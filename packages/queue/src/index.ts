@@ -113,3 +113,6 @@ export const jobIds = {
   appPush: (pushId: string) => `push-${pushId}`,
   uploadSweep: 'upload-sweep',
 };
+
+export { errorMessage, isLastAttempt } from './retry';
+export { runQueue, type JobLogger } from './worker';

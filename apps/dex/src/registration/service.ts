@@ -5,7 +5,7 @@ import { ApiError } from '@pds/http';
 import { jobIds, type Producer, type QueueEvents } from '@pds/queue';
 import { parseInstanceAddress } from '../address';
 
-/** What the key-fetch job returns (see apps/worker/src/jobs/key-fetch.ts). */
+/** What the key-fetch job returns (see ../jobs/key-fetch.ts). */
 export type KeyFetchOutcome = 'registered' | 'key-mismatch';
 
 export type RegistrationResult = { status: 200 | 202; body: { message: string; hatAddress: string } };

@@ -2,8 +2,7 @@
 // own signed-address routes hold the local store's bytes), then swept with a clock moved past the deadline.
 import { FileRepository } from '@pds/db';
 import request from 'supertest';
-// apps/worker does not depend on @pds/storage yet; the worker wiring injects objectKey the same way.
-import { objectKey } from '../../../packages/storage/src';
+import { objectKey } from '@pds/storage';
 import { signUp, startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
 import { uploadSweepProcessor } from '../src/jobs/upload-sweep';
 

@@ -2,13 +2,11 @@
 // delivered push is not sent again, and the gateway ignores versions older than the one it holds.
 import type { Job } from 'bullmq';
 import type { AppRecordRepository } from '@pds/db';
-import type { JobPayloads } from '@pds/queue';
+import { errorMessage, isLastAttempt, type JobPayloads } from '@pds/queue';
 import { APP_PUSH_SCOPE, DEX_ISSUER, epochSeconds, issueServiceToken, type SigningKeys } from '@pds/tokens';
-import { instanceRequest } from '../http';
-import { errorMessage, isLastAttempt } from './retry';
+import { instanceRequest } from '@pds/http';
 
 type Payload = JobPayloads['app-push'];
-
 
 export interface AppPushDeps {
   gateways: Record<string, string>;

@@ -2,9 +2,8 @@
 // Dex's registerHat is idempotent, so running this twice is harmless.
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { GatewayDexStateRepository } from '@pds/db';
-import type { JobPayloads } from '@pds/queue';
-import { httpRequest } from '../http';
-import { isLastAttempt } from './retry';
+import { httpRequest } from '@pds/http';
+import { isLastAttempt, type JobPayloads } from '@pds/queue';
 
 type Payload = JobPayloads['dex-registration'];
 

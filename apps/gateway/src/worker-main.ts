@@ -1,7 +1,7 @@
 import { loadConfig } from '@pds/config';
-import { startWorker } from './worker';
+import { startGatewayWorker } from './worker';
 
-startWorker(loadConfig()).then(
+startGatewayWorker(loadConfig()).then(
   (worker) => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void worker.close());
   },

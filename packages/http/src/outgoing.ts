@@ -1,6 +1,6 @@
-// Outgoing HTTP from the worker. Instance addresses do not resolve in DNS everywhere (laptops, tests):
-// CLUSTER_GATEWAYS maps a cluster domain to the base URL of its gateway, and the request carries the
-// instance address as Host. fetch() forbids setting Host, hence node:http. Every call has a timeout
+// Outgoing HTTP from the job processors. Instance addresses do not resolve in DNS everywhere (laptops,
+// tests): CLUSTER_GATEWAYS maps a cluster domain to the base URL of its gateway, and the request carries
+// the instance address as Host. fetch() forbids setting Host, hence node:http. Every call has a timeout
 // and a cap on the response size, and keeps no pooled sockets.
 import http from 'node:http';
 import https from 'node:https';

@@ -1,16 +1,9 @@
-// At worker start: work that a crash or a Redis outage may have dropped is queued again. Both kinds
-// of job are idempotent, so queueing something that was in fact done costs one harmless run.
+// At dex worker start: app pushes that a crash or a Redis outage may have dropped are queued again.
+// The job is idempotent, so queueing one that was in fact delivered costs one harmless run.
 import { parseAppRecord } from '@pds/app-record';
-import type { AppRecordRepository, GatewayDexStateRepository } from '@pds/db';
+import type { AppRecordRepository } from '@pds/db';
 import type { Logger } from '@pds/http';
 import { jobIds, type Producer } from '@pds/queue';
-
-export async function requeuePendingRegistrations(states: GatewayDexStateRepository, registration: Producer<'dex-registration'>, logger: Logger): Promise<number> {
-  const addresses = await states.pendingAddresses();
-  for (const address of addresses) await registration.enqueue({ address }, jobIds.registration(address));
-  if (addresses.length > 0) logger.info({ count: addresses.length }, 'requeued pending dex registrations');
-  return addresses.length;
-}
 
 export async function requeueUndeliveredPushes(apps: AppRecordRepository, appPush: Producer<'app-push'>, logger: Logger): Promise<number> {
   const pushes = await apps.undelivered();

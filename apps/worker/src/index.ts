@@ -1,1 +1,0 @@
-export { startWorker, type RunningWorker } from './worker';
