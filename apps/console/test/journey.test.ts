@@ -131,6 +131,14 @@ describeBrowser('web console in Chromium', () => {
     await expect(image.evaluate((img) => (img as HTMLImageElement).naturalWidth)).resolves.toBe(1280);
     await screenshot(owner, 'preview-image');
     await owner.getByRole('link', { name: '← All files' }).click();
+
+    // A PDF (printed by the browser itself) previews in a frame.
+    await owner.getByLabel('Choose files to upload').setInputFiles([{ name: 'page.pdf', mimeType: 'application/pdf', buffer: await owner.pdf() }]);
+    await owner.getByRole('listitem').filter({ hasText: 'page.pdf' }).getByText('Uploaded').waitFor();
+    await owner.getByRole('link', { name: 'page.pdf' }).click();
+    await owner.locator('iframe[title="Preview of page.pdf"]').waitFor();
+    await screenshot(owner, 'preview-pdf');
+    await owner.getByRole('link', { name: '← All files' }).click();
     await owner.getByRole('link', { name: 'notes.txt' }).click();
     await expect(owner.getByLabel('Preview of notes.txt').textContent()).resolves.toBe(TEXT);
     const notesUrl = owner.url();
@@ -255,6 +263,28 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByRole('button', { name: 'Log out' }).click();
     await owner.getByRole('heading', { name: 'Log in' }).waitFor();
     await expect(owner.evaluate(() => sessionStorage.getItem('pds.session'))).resolves.toBeNull();
+  });
+
+  it('keeps the session the server slides forward in X-Auth-Token', async () => {
+    const alice = product.instanceUrl('alice');
+    const page = await watch.newPage(await browser.newContext());
+    await page.goto(`${alice}/`);
+    await logIn(page, 'alice', PASSWORD);
+    await page.getByRole('heading', { name: 'Files' }).waitFor();
+    const first = await page.evaluate(() => sessionStorage.getItem('pds.session'));
+    // A later token of the same account, as the gateway sends one after an hour, on the next answer.
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // tokens carry whole seconds
+    const later = await page.evaluate(async (password) => {
+      const login = await fetch('/users/access_token', { headers: { username: 'alice', password } });
+      return ((await login.json()) as { accessToken: string }).accessToken;
+    }, PASSWORD);
+    expect(later).not.toBe(first);
+    await page.route('**/api/v2.6/files/search*', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: '[]', headers: { 'X-Auth-Token': later } }),
+    );
+    await page.locator('summary', { hasText: 'Search' }).click();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await eventually(async () => ((await page.evaluate(() => sessionStorage.getItem('pds.session'))) === later ? true : undefined), 'the refreshed token');
   });
 
   it('never hands an app token to an origin other than the app’s own', async () => {

@@ -40,7 +40,12 @@ export class PageWatch {
       this.problems.push(`console error on ${page.url()}: ${message.text()} (${url})`);
     });
     page.on('pageerror', (error) => this.problems.push(`page error on ${page.url()}: ${error.message}`));
-    page.on('requestfailed', (request) => this.problems.push(`request failed: ${request.method()} ${request.url()} ${request.failure()?.errorText}`));
+    page.on('requestfailed', (request) => {
+      const reason = request.failure()?.errorText;
+      // A preview's blob: address still loading when its screen closes is cancelled, not failed.
+      if (request.url().startsWith('blob:') && reason === 'net::ERR_ABORTED') return;
+      this.problems.push(`request failed: ${request.method()} ${request.url()} ${reason}`);
+    });
     page.on('response', (response) => {
       if (response.status() >= 400 && !this.isExpected(response.url(), response.status())) {
         this.problems.push(`error answer: ${response.status()} ${response.request().method()} ${response.url()}`);
