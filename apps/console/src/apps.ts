@@ -11,7 +11,6 @@ export interface ConsoleApp {
   /** Where the app lives; its origin is the only one that may receive its token. */
   url?: string;
   status: AppStatus;
-  enabled: boolean;
   /** Data it may read and write ("namespace" or "namespace/endpoint"). */
   reads: string[];
   writes: string[];
@@ -25,9 +24,10 @@ interface Listing {
   needsUpdating?: boolean;
 }
 
+/** As HAT shows it: a disabled app is back to "not set up"; enabled but not active is failing. */
 function statusOf(listing: Listing): AppStatus {
-  if (!listing.setup) return 'not set up';
-  if (listing.enabled === false || listing.active === false) return 'failing';
+  if (!listing.setup || listing.enabled === false) return 'not set up';
+  if (listing.active === false) return 'failing';
   if (listing.needsUpdating) return 'needs update';
   return 'running';
 }
@@ -35,7 +35,7 @@ function statusOf(listing: Listing): AppStatus {
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** HatApplication: application.info / kind / permissions (hat-js's interfaces). */
-function fromHatApplication(app: Record<string, unknown>): Omit<ConsoleApp, 'status' | 'enabled'> {
+function fromHatApplication(app: Record<string, unknown>): Omit<ConsoleApp, 'status'> {
   const info = (app.info ?? {}) as { name?: string; description?: { text?: string }; headline?: string; graphics?: { logo?: { normal?: string } } };
   const kind = (app.kind ?? {}) as { url?: string };
   const permissions = (app.permissions ?? {}) as { rolesGranted?: { role: string; detail?: string }[] };
@@ -53,7 +53,7 @@ function fromHatApplication(app: Record<string, unknown>): Omit<ConsoleApp, 'sta
 }
 
 /** The dex app record as pushed (title, namespace, logoUrl, url, dataRead). */
-function fromAppRecord(app: Record<string, unknown>): Omit<ConsoleApp, 'status' | 'enabled'> {
+function fromAppRecord(app: Record<string, unknown>): Omit<ConsoleApp, 'status'> {
   const namespace = String(app.namespace);
   const dataRead = Array.isArray(app.dataRead) ? app.dataRead.map(String) : [];
   return {
@@ -70,7 +70,7 @@ function fromAppRecord(app: Record<string, unknown>): Omit<ConsoleApp, 'status' 
 export function toConsoleApp(listing: Listing): ConsoleApp {
   const app = listing.application;
   const details = 'info' in app ? fromHatApplication(app) : fromAppRecord(app);
-  return { ...details, status: statusOf(listing), enabled: listing.enabled !== false };
+  return { ...details, status: statusOf(listing) };
 }
 
 /** True only when `target` is an http(s) address on the app's own registered origin. */

@@ -258,6 +258,11 @@ describeBrowser('web console in Chromium', () => {
     await owner.reload();
     await owner.waitForFunction(() => document.querySelector<HTMLImageElement>('img.logo')?.naturalWidth === 64);
     await screenshot(owner, 'apps');
+    await owner.getByRole('button', { name: 'Disable Notes' }).click();
+    await owner.getByText('not set up').waitFor();
+    await owner.getByRole('button', { name: 'Set up Notes' }).click();
+    await owner.getByText('running').waitFor();
+    await expect(owner.getByRole('link', { name: 'Open Notes' }).getAttribute('href')).resolves.toBe(app.origin);
 
     // Logging out ends the session in this tab.
     await owner.getByRole('button', { name: 'Log out' }).click();

@@ -58,7 +58,7 @@ export function Apps() {
                 Status: <strong class={`badge ${app.status.replace(' ', '-')}`}>{app.status}</strong>
               </p>
               <div class="actions">
-                {app.status === 'not set up' || app.status === 'needs update' || !app.enabled ? (
+                {app.status === 'not set up' || app.status === 'needs update' ? (
                   <button type="button" onClick={() => void act(app, 'setup')}>
                     Set up {app.name}
                   </button>
