@@ -35,8 +35,5 @@ export interface DataRecord {
   data: unknown;
 }
 
-export interface DataTable {
-  namespace: string;
-  endpoint: string;
-  records: number;
-}
+/** GET /api/v2.6/data/sources: each namespace's endpoints. */
+export type DataSources = Record<string, string[]>;

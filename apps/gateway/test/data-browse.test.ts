@@ -24,24 +24,21 @@ async function write(endpoint: string, records: object[], who = alice, token = w
   return res.body.map((r: { recordId: string }) => r.recordId);
 }
 
-describe('GET /api/v2.6/data-tables', () => {
-  it('lists the owner’s tables with their record counts, and no other instance’s', async () => {
+describe('GET /api/v2.6/data/sources', () => {
+  it('lists each namespace’s endpoints, and no other instance’s', async () => {
     await write('items', [{ n: 1 }, { n: 2 }], alice, app.token);
     await write('feed/likes', [{ n: 3 }]);
     await write('secret', [{ n: 4 }], bob);
-    const res = await as(alice).get('/api/v2.6/data-tables');
+    const res = await as(alice).get('/api/v2.6/data/sources');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual([
-      { namespace: 'notes', endpoint: 'feed/likes', records: 1 },
-      { namespace: 'notes', endpoint: 'items', records: 2 },
-    ]);
+    expect(res.body).toEqual({ notes: ['feed/likes', 'items'] });
   });
 
   it('is for the owner only', async () => {
     const carol = await addUser(gw.app, alice, 'carol');
-    expect((await as(carol).get('/api/v2.6/data-tables')).status).toBe(403);
-    expect((await as(app).get('/api/v2.6/data-tables')).status).toBe(403);
-    expect((await as({ token: 'nonsense' }).get('/api/v2.6/data-tables')).status).toBe(401);
+    expect((await as(carol).get('/api/v2.6/data/sources')).status).toBe(403);
+    expect((await as(app).get('/api/v2.6/data/sources')).status).toBe(403);
+    expect((await as({ token: 'nonsense' }).get('/api/v2.6/data/sources')).status).toBe(401);
   });
 });
 
@@ -50,7 +47,7 @@ describe('DELETE /api/v2.6/data?records=', () => {
     const [first, second, third] = await write('trash', [{ n: 1 }, { n: 2 }, { n: 3 }]);
     const res = await as(alice).delete(`/api/v2.6/data?records=${first},${third}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ message: 'Records deleted', deleted: 2 });
+    expect(res.body).toEqual({ message: 'All records deleted', deleted: 2 });
     const left = await as(alice).get('/api/v2.6/data/notes/trash');
     expect(left.body.map((r: { recordId: string }) => r.recordId)).toEqual([second]);
   });

@@ -83,22 +83,18 @@ export class DataGrantRepository {
   }
 }
 
-export interface DataTable {
-  namespace: string;
-  endpoint: string;
-  records: number;
-}
-
 /** The owner's overview of the data tables, and removal of chosen records (the data browser). */
 export class DataTableRepository {
   constructor(private readonly db: GatewayDb) {}
 
-  async list(instanceId: string): Promise<DataTable[]> {
-    const rows = await this.db.$queryRaw<{ namespace: string; endpoint: string; records: bigint }[]>`
-      SELECT "namespace", "endpoint", count(*) AS records FROM "DataRecord"
-      WHERE "instanceId" = ${instanceId}::uuid
-      GROUP BY "namespace", "endpoint" ORDER BY "namespace", "endpoint"`;
-    return rows.map((row) => ({ ...row, records: Number(row.records) }));
+  /** Each namespace's endpoints that hold records, in name order. */
+  async sources(instanceId: string): Promise<Record<string, string[]>> {
+    const rows = await this.db.$queryRaw<{ namespace: string; endpoint: string }[]>`
+      SELECT DISTINCT "namespace", "endpoint" FROM "DataRecord"
+      WHERE "instanceId" = ${instanceId}::uuid ORDER BY "namespace", "endpoint"`;
+    const sources: Record<string, string[]> = {};
+    for (const { namespace, endpoint } of rows) (sources[namespace] ??= []).push(endpoint);
+    return sources;
   }
 
   /** The number of records removed; ids of other instances or unknown ids remove nothing. */

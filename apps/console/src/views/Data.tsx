@@ -2,32 +2,30 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
 import { href } from '../router';
-import type { DataRecord, DataTable } from '../types';
+import type { DataRecord, DataSources } from '../types';
 import { ScreenTitle, Status } from '../ui';
 
 const PAGE = 20;
 
 function Tables() {
-  const [tables, setTables] = useState<DataTable[]>();
+  const [sources, setSources] = useState<DataSources>();
   const [error, setError] = useState<string>();
-  useEffect(() => void call<DataTable[]>('/api/v2.6/data-tables').then(setTables, (e: unknown) => setError(errorText(e))), []);
-  const namespaces = [...new Set((tables ?? []).map((t) => t.namespace))];
+  useEffect(() => void call<DataSources>('/api/v2.6/data/sources').then(setSources, (e: unknown) => setError(errorText(e))), []);
+  const namespaces = Object.keys(sources ?? {}).sort();
   return (
     <section aria-labelledby="data-title">
       <ScreenTitle>Data</ScreenTitle>
-      <Status error={error} message={tables ? undefined : 'Loading…'} />
-      {tables && tables.length === 0 ? <p class="muted">No data yet: apps write records here once they are set up.</p> : null}
+      <Status error={error} message={sources ? undefined : 'Loading…'} />
+      {sources && namespaces.length === 0 ? <p class="muted">No data yet: apps write records here once they are set up.</p> : null}
       {namespaces.map((namespace) => (
         <section key={namespace} aria-labelledby={`ns-${namespace}`}>
           <h2 id={`ns-${namespace}`}>{namespace}</h2>
           <ul class="endpoints">
-            {(tables ?? [])
-              .filter((t) => t.namespace === namespace)
-              .map((t) => (
-                <li key={t.endpoint}>
-                  <a href={href('data', t.namespace, ...t.endpoint.split('/'))}>{t.endpoint}</a> <span class="muted">({t.records} record{t.records === 1 ? '' : 's'})</span>
-                </li>
-              ))}
+            {(sources?.[namespace] ?? []).map((endpoint) => (
+              <li key={endpoint}>
+                <a href={href('data', namespace, ...endpoint.split('/'))}>{endpoint}</a>
+              </li>
+            ))}
           </ul>
         </section>
       ))}

@@ -31,7 +31,7 @@ export function DataDebits() {
 
   const cancel = async (debit: DataDebit) => {
     try {
-      await call(`/api/v2.6/data-debit/${encodeURIComponent(debit.dataDebitKey)}/disable?atPeriodEnd=false`, { method: 'PUT' });
+      await call(`/api/v2.6/data-debit/${encodeURIComponent(debit.dataDebitKey)}/disable?atPeriodEnd=false`);
       setStatus({ message: `${debit.dataDebitKey} cancelled` });
       setChosen(undefined);
       await load();

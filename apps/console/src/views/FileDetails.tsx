@@ -110,7 +110,8 @@ function Metadata({ file, onChange }: { file: FileRecord; onChange: (file: FileR
   const save = async (event: Event) => {
     event.preventDefault();
     try {
-      const body = { title, description, tags: tags.split(',').map((t) => t.trim()).filter(Boolean) };
+      // The whole record's editable fields, as hat-js's updateFileParameters sends them (the name stays).
+      const body = { name: file.name, title, description, tags: tags.split(',').map((t) => t.trim()).filter(Boolean) };
       onChange(await call<FileRecord>(`${FILES}/file/${encodeURIComponent(file.fileId)}`, { method: 'PUT', body }));
       setStatus({ message: 'Saved' });
     } catch (e) {
