@@ -8,8 +8,10 @@ export interface ConsoleApp {
   name: string;
   description: string;
   logoUrl?: string;
-  /** Where the app lives; its origin is the only one that may receive its token. */
+  /** Where the app lives. */
   url?: string;
+  /** The only origins that may receive its token: its registered redirect origins, else its url's. */
+  origins: string[];
   status: AppStatus;
   /** Data it may read and write ("namespace" or "namespace/endpoint"). */
   reads: string[];
@@ -32,6 +34,18 @@ function statusOf(listing: Listing): AppStatus {
   return 'running';
 }
 
+/** http(s) origins of the given addresses; anything else is dropped. */
+function originsOf(addresses: unknown[]): string[] {
+  return addresses.flatMap((address) => {
+    try {
+      const url = new URL(String(address));
+      return url.protocol === 'https:' || url.protocol === 'http:' ? [url.origin] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** HatApplication: application.info / kind / permissions (hat-js's interfaces). */
@@ -39,6 +53,8 @@ function fromHatApplication(app: Record<string, unknown>): Omit<ConsoleApp, 'sta
   const info = (app.info ?? {}) as { name?: string; description?: { text?: string }; headline?: string; graphics?: { logo?: { normal?: string } } };
   const kind = (app.kind ?? {}) as { url?: string };
   const permissions = (app.permissions ?? {}) as { rolesGranted?: { role: string; detail?: string }[] };
+  const setup = (app.setup ?? {}) as { validRedirectUris?: unknown };
+  const redirects = Array.isArray(setup.validRedirectUris) ? setup.validRedirectUris.map(String) : [];
   const roles = permissions.rolesGranted ?? [];
   const detail = (role: string) => roles.filter((r) => r.role === role && r.detail).map((r) => r.detail as string);
   return {
@@ -47,6 +63,7 @@ function fromHatApplication(app: Record<string, unknown>): Omit<ConsoleApp, 'sta
     description: text(info.description?.text) ?? text(info.headline) ?? '',
     logoUrl: text(info.graphics?.logo?.normal),
     url: text(kind.url),
+    origins: originsOf(redirects.length ? redirects : [kind.url]),
     reads: detail('namespaceread'),
     writes: detail('namespacewrite'),
   };
@@ -62,6 +79,7 @@ function fromAppRecord(app: Record<string, unknown>): Omit<ConsoleApp, 'status'>
     description: text(app.description) ?? '',
     logoUrl: text(app.logoUrl),
     url: text(app.url),
+    origins: originsOf([app.url]),
     reads: [namespace, ...dataRead],
     writes: [namespace],
   };
@@ -73,13 +91,8 @@ export function toConsoleApp(listing: Listing): ConsoleApp {
   return { ...details, status: statusOf(listing) };
 }
 
-/** True only when `target` is an http(s) address on the app's own registered origin. */
+/** True only when `target` is an absolute http(s) address on one of the app's own registered origins. */
 export function onAppOrigin(app: ConsoleApp, target: string): boolean {
-  if (!app.url) return false;
-  try {
-    const to = new URL(target);
-    return (to.protocol === 'https:' || to.protocol === 'http:') && to.origin === new URL(app.url).origin;
-  } catch {
-    return false;
-  }
+  const [origin] = originsOf([target]);
+  return origin !== undefined && app.origins.includes(origin);
 }

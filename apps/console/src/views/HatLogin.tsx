@@ -77,7 +77,7 @@ export function HatLogin({ query, session }: { query: URLSearchParams; session?:
       ) : (
         <p class="error" role="alert">
           This link would send {app.name}'s token to {redirect || 'no address'}, which is not {app.name}'s registered address
-          {app.url ? ` (${new URL(app.url).origin})` : ''}. Approval is blocked.
+          {app.origins.length ? ` (${app.origins.join(', ')})` : ''}. Approval is blocked.
         </p>
       )}
       <div class="actions">
