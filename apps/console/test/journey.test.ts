@@ -74,7 +74,8 @@ describeBrowser('web console in Chromium', () => {
     await product?.stop();
     restoreDns?.();
   });
-  afterEach(() => expect(watch.problems).toEqual([]));
+  // Each test answers for its own pages' problems.
+  afterEach(() => expect(watch.problems.splice(0)).toEqual([]));
 
   it('takes a person from sign-up to an app writing into their data store', async () => {
     const alice = product.instanceUrl('alice');
@@ -255,6 +256,7 @@ describeBrowser('web console in Chromium', () => {
     // Apps: the page loaded before the app arrived shows a placeholder; a fresh load shows its logo.
     await owner.getByRole('link', { name: 'Apps' }).click();
     await owner.getByText('running').waitFor();
+    await owner.waitForLoadState('networkidle');
     await owner.reload();
     await owner.waitForFunction(() => document.querySelector<HTMLImageElement>('img.logo')?.naturalWidth === 64);
     await screenshot(owner, 'apps');
