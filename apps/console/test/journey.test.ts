@@ -5,7 +5,8 @@
 // browser. And: a redirect to a foreign origin never receives a token.
 import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, clearScreenshots, launchBrowser, PageWatch, screenshot } from './support/browser';
+import { accessibilityProblems } from './support/accessibility';
+import { CHROMIUM, clearScreenshots, launchBrowser, PageWatch } from './support/browser';
 import { resolveLocalhostSubdomains } from './support/localhost-dns';
 import { startProduct, type Product } from './support/product';
 import { startThirdPartyApp, type ThirdPartyApp } from './support/third-party-app';
@@ -83,7 +84,7 @@ describeBrowser('web console in Chromium', () => {
 
     // Sign up on the bare cluster domain; the page sends the person to their instance.
     await owner.goto(`${product.clusterUrl}/`);
-    await screenshot(owner, 'signup');
+    await watch.screen(owner, 'signup');
     await owner.getByLabel('Full name').fill('Alice Example');
     await owner.getByLabel('Username (your address)').fill('alice');
     await owner.getByLabel('Email').fill('alice@example.com');
@@ -93,7 +94,7 @@ describeBrowser('web console in Chromium', () => {
     await owner.waitForURL(`${alice}/`);
 
     // Log in.
-    await screenshot(owner, 'login');
+    await watch.screen(owner, 'login');
     await logIn(owner, 'alice', PASSWORD);
     await owner.getByRole('heading', { name: 'Files' }).waitFor();
     const session = await owner.evaluate(() => sessionStorage.getItem('pds.session'));
@@ -113,7 +114,7 @@ describeBrowser('web console in Chromium', () => {
     }
     await owner.getByRole('link', { name: 'photo.png' }).waitFor();
     await owner.getByRole('link', { name: 'notes.txt' }).waitFor();
-    await screenshot(owner, 'files');
+    await watch.screen(owner, 'files');
 
     // Drag and drop uploads too.
     const dropped = await owner.evaluateHandle(() => {
@@ -130,7 +131,7 @@ describeBrowser('web console in Chromium', () => {
     const image = owner.getByRole('img', { name: 'Preview of photo.png' });
     await image.waitFor();
     await expect(image.evaluate((img) => (img as HTMLImageElement).naturalWidth)).resolves.toBe(1280);
-    await screenshot(owner, 'preview-image');
+    await watch.screen(owner, 'preview-image');
     await owner.getByRole('link', { name: '← All files' }).click();
 
     // A PDF (printed by the browser itself) previews in a frame.
@@ -138,7 +139,7 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByRole('listitem').filter({ hasText: 'page.pdf' }).getByText('Uploaded').waitFor();
     await owner.getByRole('link', { name: 'page.pdf' }).click();
     await owner.locator('iframe[title="Preview of page.pdf"]').waitFor();
-    await screenshot(owner, 'preview-pdf');
+    await watch.screen(owner, 'preview-pdf');
     await owner.getByRole('link', { name: '← All files' }).click();
     await owner.getByRole('link', { name: 'notes.txt' }).click();
     await expect(owner.getByLabel('Preview of notes.txt').textContent()).resolves.toBe(TEXT);
@@ -156,7 +157,7 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByRole('button', { name: 'Search', exact: true }).click();
     await owner.getByText('1 file', { exact: true }).waitFor();
     await expect(owner.getByRole('link', { name: /\.(txt|png)$/ }).allTextContents()).resolves.toEqual(['notes.txt']);
-    await screenshot(owner, 'search');
+    await watch.screen(owner, 'search');
     await owner.goto(notesUrl);
     const fileId = decodeURIComponent(notesUrl.split('/').pop() ?? '');
     expect(fileId).toBe('consolenotes.txt');
@@ -167,12 +168,12 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByLabel('Password').fill(PASSWORD);
     await owner.getByRole('button', { name: 'Create user' }).click();
     await owner.getByRole('cell', { name: 'bob', exact: true }).waitFor();
-    await screenshot(owner, 'users');
+    await watch.screen(owner, 'users');
     await owner.goto(notesUrl);
     await owner.getByLabel('Share with').selectOption({ label: 'bob' });
     await owner.getByRole('button', { name: 'Share', exact: true }).click();
     await owner.getByText('bob: details and contents').waitFor();
-    await screenshot(owner, 'file-shared');
+    await watch.screen(owner, 'file-shared');
 
     // Bob logs in (keyboard only, on a phone-sized screen) and sees that file alone.
     const bob = await watch.newPage(await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true }));
@@ -187,7 +188,7 @@ describeBrowser('web console in Chromium', () => {
     await expect(bob.getByRole('link', { name: 'Users' }).count()).resolves.toBe(0);
     const overflow = await bob.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
-    await screenshot(bob, 'second-user-phone');
+    await watch.screen(bob, 'second-user-phone');
     await bob.getByRole('link', { name: 'notes.txt' }).click();
     await expect(bob.getByLabel('Preview of notes.txt').textContent()).resolves.toBe(TEXT);
     await expect(bob.getByRole('button', { name: 'Make public' }).count()).resolves.toBe(0);
@@ -228,12 +229,12 @@ describeBrowser('web console in Chromium', () => {
     await visitor.goto(`${app.origin}/`);
     await visitor.getByRole('link', { name: 'Log in with your data store' }).click();
     await visitor.getByRole('heading', { name: 'Log in to continue to notes' }).waitFor();
-    await screenshot(visitor, 'hatlogin-login');
+    await watch.screen(visitor, 'hatlogin-login');
     await logIn(visitor, 'alice', PASSWORD);
     await visitor.getByRole('heading', { name: 'Notes asks to use your data' }).waitFor();
     await expect(visitor.getByRole('listitem').allTextContents()).resolves.toEqual(['read notes', 'write notes']);
     await visitor.waitForFunction(() => document.querySelector<HTMLImageElement>('img.logo')?.naturalWidth === 64);
-    await screenshot(visitor, 'hatlogin');
+    await watch.screen(visitor, 'hatlogin');
     await visitor.getByRole('button', { name: 'Approve Notes' }).click();
     await visitor.waitForURL(`${app.origin}/callback?token=*`);
     await visitor.locator('#saved').waitFor();
@@ -247,7 +248,7 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByRole('cell', { name: 'Written by the app' }).waitFor();
     await owner.getByRole('button', { name: /^Show record / }).click();
     await expect(owner.getByLabel('Record as JSON').textContent()).resolves.toContain('"title": "Written by the app"');
-    await screenshot(owner, 'data');
+    await watch.screen(owner, 'data');
     owner.once('dialog', (dialog) => void dialog.accept());
     await owner.getByRole('button', { name: 'Delete record' }).click();
     await owner.getByText('Record deleted').waitFor();
@@ -259,7 +260,7 @@ describeBrowser('web console in Chromium', () => {
     await owner.waitForLoadState('networkidle');
     await owner.reload();
     await owner.waitForFunction(() => document.querySelector<HTMLImageElement>('img.logo')?.naturalWidth === 64);
-    await screenshot(owner, 'apps');
+    await watch.screen(owner, 'apps');
     await owner.getByRole('button', { name: 'Disable Notes' }).click();
     await owner.getByText('not set up').waitFor();
     await owner.getByRole('button', { name: 'Set up Notes' }).click();
@@ -270,6 +271,13 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByRole('button', { name: 'Log out' }).click();
     await owner.getByRole('heading', { name: 'Log in' }).waitFor();
     await expect(owner.evaluate(() => sessionStorage.getItem('pds.session'))).resolves.toBeNull();
+  });
+
+  it('has an accessibility check that finds a known fault', async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.setContent('<!doctype html><html lang="en"><title>t</title><main><input type="text"><img src="data:,"></main></html>');
+    const problems = await accessibilityProblems(page);
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual(['image-alt', 'label']);
   });
 
   it('keeps the session the server slides forward in X-Auth-Token', async () => {
@@ -305,7 +313,7 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByRole('heading', { name: 'Notes asks to use your data' }).waitFor();
     await owner.getByRole('alert').filter({ hasText: 'Approval is blocked' }).waitFor();
     await expect(owner.getByRole('button', { name: 'Approve Notes' }).isDisabled()).resolves.toBe(true);
-    await screenshot(owner, 'hatlogin-foreign-refused');
+    await watch.screen(owner, 'hatlogin-foreign-refused');
     await owner.getByRole('button', { name: 'Refuse' }).click();
     await owner.getByRole('heading', { name: 'Files' }).waitFor();
     expect(owner.url()).toBe(`${alice}/#/files`);

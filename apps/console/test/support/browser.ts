@@ -3,6 +3,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { accessibilityProblems } from './accessibility';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const OUTPUT = path.resolve(__dirname, '../../../../.test-output/browser');
@@ -56,6 +57,12 @@ export class PageWatch {
 
   async newPage(context: BrowserContext): Promise<Page> {
     return this.watch(await context.newPage());
+  }
+
+  /** A screenshot of the screen, and its accessibility problems counted as problems of the test. */
+  async screen(page: Page, name: string): Promise<void> {
+    await screenshot(page, name);
+    for (const problem of await accessibilityProblems(page)) this.problems.push(`accessibility of ${name}: ${problem}`);
   }
 }
 
