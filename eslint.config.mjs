@@ -12,6 +12,17 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['error'] }],
     },
   },
+  // Type-checked rules on the TypeScript sources: a promise is awaited, returned or explicitly voided.
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
   { files: ['scripts/**', 'apps/dex/src/cli.ts'], rules: { 'no-console': 'off' } },
   { files: ['**/*.cjs', '**/*.js'], languageOptions: { sourceType: 'commonjs', globals: globals.node } },
+  { files: ['**/*.mjs'], languageOptions: { sourceType: 'module', globals: globals.node } },
 );

@@ -1,5 +1,5 @@
 // Shared by the Prisma CLI configs: the JS (WASM) schema engine reaches Postgres through this adapter,
-// so no native engine is downloaded. See shared/notes/platform.md §2.
+// so no native engine is downloaded (this platform cannot fetch Prisma's native engines).
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 

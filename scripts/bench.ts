@@ -9,7 +9,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { loadConfig } from '@pds/config';
+import { loadConfigFor } from '@pds/config';
 import { createGatewayDb } from '@pds/db';
 import { createApp } from '@pds/gateway';
 import { createLogger } from '@pds/http';
@@ -67,10 +67,10 @@ async function main() {
   const redisServer = await ensureRedis(process.env.REDIS_URL);
   const dbName = `pds_bench_${randomBytes(4).toString('hex')}`;
   const url = await ensureDatabase(postgres.adminUrl, dbName);
-  migrate('gateway', url);
+  await migrate('gateway', url);
 
   const masterKey = randomBytes(32);
-  const config = loadConfig({
+  const config = loadConfigFor('gateway', {
     CLUSTER_DOMAIN: 'bench.test',
     DATABASE_URL: url,
     REDIS_URL: redisServer.url,

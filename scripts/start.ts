@@ -1,12 +1,14 @@
 // `pnpm start`: the whole cluster on one machine. With no DATABASE_URL it runs embedded PostgreSQL in
 // DATA_DIR; it uses REDIS_URL, or a local Redis, or starts redis-server from PATH; then it applies
-// migrations and runs gateway, dex and their workers in this process. Ctrl-C stops everything.
+// migrations and runs gateway, dex and their workers in this process. Ctrl-C (or SIGTERM) stops everything
+// gracefully, the embedded database last.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig, type Config } from '@pds/config';
+import { loadConfigFor, type ClusterConfig } from '@pds/config';
 import { startDex, startDexWorker } from '@pds/dex';
 import { startGateway, startGatewayWorker, type RunningGateway } from '@pds/gateway';
+import { once, runProcess, type Stoppable } from '@pds/http';
 import { ensureConsoleBuilt } from './lib/console';
 import { ensureDatabase, ensurePostgres, redact, withDatabase } from './lib/postgres';
 import { migrate } from './lib/prisma';
@@ -28,7 +30,7 @@ function secret(dataDir: string, variable: string, fileName: string, create: () 
  * sign-up, so the operator's own start-up creates it, with ADMIN_PASSWORD or a generated password
  * kept in DATA_DIR/admin-password.
  */
-async function provisionAdmin(gateway: RunningGateway, config: Config, dataDir: string): Promise<string | undefined> {
+async function provisionAdmin(gateway: RunningGateway, config: ClusterConfig, dataDir: string): Promise<string | undefined> {
   const address = `admin.${config.CLUSTER_DOMAIN}`;
   if (!config.DEX_ADMINS.includes(address)) return undefined;
   const pass = secret(dataDir, 'ADMIN_PASSWORD', 'admin-password', () => randomBytes(18).toString('base64url'));
@@ -38,21 +40,15 @@ async function provisionAdmin(gateway: RunningGateway, config: Config, dataDir: 
     email: `admin@${config.CLUSTER_DOMAIN}`,
     pass,
   });
-  return created ? `${address} created; password in ${path.join(dataDir, 'admin-password')}` : `${address}`;
+  const where = process.env.ADMIN_PASSWORD ? 'ADMIN_PASSWORD' : path.join(dataDir, 'admin-password');
+  return `${address} ${created ? 'created' : 'exists'}; its password is in ${where}`;
 }
 
-async function main(): Promise<void> {
+async function start(): Promise<Stoppable> {
   const closers: Closer[] = [];
-  let stopping = false;
-  const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
+  const stop = once(async () => {
     for (const close of closers.reverse()) await close().catch((e: unknown) => console.error(e));
-    process.exit(code);
-  };
-  process.once('SIGINT', () => void stop(0));
-  process.once('SIGTERM', () => void stop(0));
-
+  });
   try {
     const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
     mkdirSync(dataDir, { recursive: true });
@@ -66,13 +62,13 @@ async function main(): Promise<void> {
     const databaseUrl = process.env.DATABASE_URL ?? (await ensureDatabase(postgres.adminUrl, 'pds'));
     const dexDatabaseUrl =
       process.env.DEX_DATABASE_URL ?? (await ensureDatabase(postgres.adminUrl, `${new URL(databaseUrl).pathname.slice(1)}_dex`));
-    migrate('gateway', databaseUrl);
-    migrate('dex', dexDatabaseUrl);
+    await migrate('gateway', databaseUrl);
+    await migrate('dex', dexDatabaseUrl);
 
     const redis = await ensureRedis(process.env.REDIS_URL);
     closers.push(() => redis.stop());
 
-    const config: Config = loadConfig({
+    const config = loadConfigFor('cluster', {
       PUBLIC_URL_SCHEME: 'http',
       PUBLIC_PORT: port,
       CLUSTER_GATEWAYS: `${clusterDomain}=http://127.0.0.1:${port}`,
@@ -88,11 +84,13 @@ async function main(): Promise<void> {
     ensureConsoleBuilt(console.log);
     const gateway = await startGateway(config);
     closers.push(() => gateway.close());
-    const dex = await startDex(config);
+    // One process, one metrics port: the gateway's (the others would collide on METRICS_PORT).
+    const quiet = { ...config, METRICS_PORT: undefined };
+    const dex = await startDex(quiet);
     closers.push(() => dex.close());
-    const gatewayWorker = await startGatewayWorker(config);
+    const gatewayWorker = await startGatewayWorker(quiet);
     closers.push(() => gatewayWorker.close());
-    const dexWorker = await startDexWorker(config);
+    const dexWorker = await startDexWorker(quiet);
     closers.push(() => dexWorker.close());
     const admin = await provisionAdmin(gateway, config, dataDir);
 
@@ -111,10 +109,11 @@ Sign up an instance:
   curl -s ${base}/api/signup -H 'Content-Type: application/json' \\
     -d '{"fullName":"Alice Example","username":"alice","email":"alice@example.com","pass":"correct-horse-battery-staple","passRepeat":"correct-horse-battery-staple"}'
 `);
+    return { close: stop, graceMs: config.SHUTDOWN_TIMEOUT * 1000 };
   } catch (error) {
-    console.error(`pnpm start failed: ${error instanceof Error ? error.message : String(error)}`);
-    await stop(1);
+    await stop();
+    throw new Error(`pnpm start failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
 
-void main();
+runProcess(start);

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */
@@ -28,4 +29,26 @@ export async function waitForPort(port: number, host = '127.0.0.1', timeoutMs = 
     if (Date.now() > deadline) throw new Error(`nothing listens on ${host}:${port} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** True when nothing listens on 127.0.0.1:port right now. */
+export function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * The port kept in `file` when it is still free, else a new free one written there: a server that
+ * keeps its data across restarts keeps its address too (clients and saved URLs stay valid).
+ */
+export async function keptPort(file: string): Promise<number> {
+  const kept = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : NaN;
+  if (Number.isInteger(kept) && kept > 0 && (await isPortFree(kept))) return kept;
+  const port = await freePort();
+  writeFileSync(file, `${port}\n`);
+  return port;
 }

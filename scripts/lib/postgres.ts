@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from './ports';
+import { freePort, keptPort } from './ports';
 
 export interface PostgresServer {
   /** URL of the `postgres` maintenance database on that server (may create databases). */
@@ -72,7 +72,8 @@ async function startEmbedded(dataDir: string, options: { durable: boolean; log?:
     chownSync(path.dirname(databaseDir), uid, gid);
     chownSync(databaseDir, uid, gid);
   }
-  const port = await freePort();
+  // A durable server keeps its port in DATA_DIR across restarts; a throwaway one takes any free port.
+  const port = options.durable ? await keptPort(path.resolve(dataDir, 'postgres-port')) : await freePort();
   // The superuser password is set once, at initdb, and kept beside the data (readable by its owner only),
   // so other local users cannot connect even though the server listens on loopback.
   const passwordFile = path.resolve(dataDir, 'postgres-password');
@@ -95,6 +96,17 @@ async function startEmbedded(dataDir: string, options: { durable: boolean; log?:
     origin: 'embedded',
     stop: () => server.stop(),
   };
+}
+
+/** Removes the database, closing its connections. */
+export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Creates the database when missing. */

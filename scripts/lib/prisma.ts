@@ -2,6 +2,8 @@
 // no update checks, no lingering timers).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+// Not from @pds/db's index: jest's global setup loads this without the mapping Prisma's generated client needs.
+import { applyMigrations } from '../../packages/db/src/migrations';
 
 export type Target = 'gateway' | 'dex';
 export const URL_VARIABLE: Record<Target, string> = { gateway: 'DATABASE_URL', dex: 'DEX_DATABASE_URL' };
@@ -27,7 +29,7 @@ export function runPrisma(target: Target, args: string[], options: { url?: strin
   return result.status ?? 1;
 }
 
-/** Applies pending migrations; throws if Prisma fails. */
-export function migrate(target: Target, url: string): void {
-  if (runPrisma(target, ['migrate', 'deploy'], { url, quiet: true }) !== 0) throw new Error(`migrating the ${target} database failed`);
+/** Applies pending migrations with the runner production uses (no Prisma CLI); throws naming the one that failed. */
+export async function migrate(target: Target, url: string): Promise<void> {
+  await applyMigrations(target, url);
 }

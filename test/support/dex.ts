@@ -3,7 +3,7 @@
 // whose keys and answers a test controls). Everything shares one private queue prefix. `close()` in afterAll.
 import { randomBytes } from 'node:crypto';
 import http, { type Server } from 'node:http';
-import { loadConfig, type Config } from '@pds/config';
+import { loadConfigFor, type ClusterConfig } from '@pds/config';
 import { createDexDb, type DexDb } from '@pds/db';
 import { startDex, startDexWorker, type RunningDex } from '@pds/dex';
 import { startGatewayWorker } from '@pds/gateway';
@@ -85,7 +85,7 @@ export interface TestCluster {
   dexDb: DexDb;
   fakes: FakeInstances;
   /** Configuration of dex and worker (queue prefix shared with the gateway's producer). */
-  config: Config;
+  config: ClusterConfig;
   /** Producers on the same prefix, for inspecting queues (and the scheduled upload sweep). */
   keyFetch: Producer<'dex-key-fetch'>;
   appPush: Producer<'app-push'>;
@@ -105,14 +105,14 @@ export async function startTestCluster(options: { worker?: boolean; registerWait
   const gw = await startTestGateway({ DEX_URL: dexUrl });
   const fakes = await startFakeInstances();
   const database = await createDatabaseFrom(requireEnv('TEST_PG_ADMIN_URL'), requireEnv('TEST_DEX_TEMPLATE'));
-  const config = loadConfig({
+  const config = loadConfigFor('cluster', {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     CLUSTER_DOMAIN: CLUSTER,
     DATABASE_URL: gw.databaseUrl,
     DEX_DATABASE_URL: database.url,
     REDIS_URL: requireEnv('TEST_REDIS_URL'),
     // The gateway's: the worker's upload sweep removes bytes from the same local store.
-    MASTER_KEY: gw.config.MASTER_KEY?.toString('hex'),
+    MASTER_KEY: gw.config.MASTER_KEY.toString('hex'),
     DATA_DIR: gw.config.DATA_DIR,
     DEX_PORT: String(dexPort),
     DEX_URL: dexUrl,

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { loadConfig, type Config, type Env } from '@pds/config';
+import { loadConfigFor, type Env, type GatewayConfig } from '@pds/config';
 import { createGatewayDb, type GatewayDb } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { dexRegistrationProducer, type Producer } from '@pds/queue';
@@ -18,7 +18,7 @@ export const CLUSTER = 'pds.test';
 export const STRONG_PASSWORD = 'correct-horse-battery-staple-42';
 
 export interface TestGateway extends Gateway {
-  config: Config;
+  config: GatewayConfig;
   db: GatewayDb;
   redis: Redis;
   clock: TestClock;
@@ -41,7 +41,7 @@ export type TestGatewayDeps = Pick<GatewayDeps, 'dexKeys'>;
 
 export async function startTestGateway(overrides: Partial<Record<keyof Env, string>> = {}, deps: TestGatewayDeps = {}): Promise<TestGateway> {
   const database = await createDatabaseFrom(requireEnv('TEST_PG_ADMIN_URL'), requireEnv('TEST_GATEWAY_TEMPLATE'));
-  const config = loadConfig({
+  const config = loadConfigFor('gateway', {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     CLUSTER_DOMAIN: CLUSTER,
     PUBLIC_URL_SCHEME: 'http',
@@ -64,7 +64,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof Env, stri
     db,
     redis,
     logger: createLogger({ level: config.LOG_LEVEL }),
-    masterKey: config.MASTER_KEY as Buffer,
+    masterKey: config.MASTER_KEY,
     dexRegistration,
     clock,
     redisPrefix,

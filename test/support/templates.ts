@@ -46,7 +46,7 @@ export async function ensureTemplate(adminUrl: string, target: Target): Promise<
     const building = `${name}_building`;
     await client.query(`drop database if exists ${pg.escapeIdentifier(building)} with (force)`);
     await client.query(`create database ${pg.escapeIdentifier(building)}`);
-    migrate(target, withDatabase(adminUrl, building));
+    await migrate(target, withDatabase(adminUrl, building));
     await client.query(`alter database ${pg.escapeIdentifier(building)} rename to ${pg.escapeIdentifier(name)}`);
     return name;
   });

@@ -1,8 +1,9 @@
 // Builds dex's express app from its dependencies; server.ts wires real ones, tests their own.
 import type { Express } from 'express';
+import type { Redis } from 'ioredis';
 import type { Config } from '@pds/config';
-import { AdminRepository, AppRecordRepository, CertifiedClusterRepository, RegisteredInstanceRepository, type DexDb } from '@pds/db';
-import { createBaseApp, finishApp, type Logger } from '@pds/http';
+import { AdminRepository, AppRecordRepository, CertifiedClusterRepository, databaseChecks, RegisteredInstanceRepository, type DexDb } from '@pds/db';
+import { createBaseApp, finishApp, healthRoutes, type Logger, type Metrics } from '@pds/http';
 import type { Producer, QueueEvents } from '@pds/queue';
 import { type Clock, publicKeyPem, type SigningKeys } from '@pds/tokens';
 import { appRoutes } from './apps/routes';
@@ -14,12 +15,15 @@ import { RegistrationService } from './registration/service';
 export interface DexDeps {
   config: Config;
   db: DexDb;
+  /** For /readyz (the queues' connection). */
+  redis: Redis;
   logger: Logger;
   keys: SigningKeys;
   keyFetch: Producer<'dex-key-fetch'>;
   keyFetchEvents: QueueEvents;
   appPush: Producer<'app-push'>;
   clock?: Clock;
+  metrics?: Metrics;
   /** How long registerHat waits for the key fetch before answering 202 (default 5 s). */
   registerWaitMs?: number;
 }
@@ -32,7 +36,9 @@ export function createDexApp(deps: DexDeps): { app: Express } {
   const apps = new AppUpdateService(verifier, new AdminRepository(deps.db), clusters, instances, new AppRecordRepository(deps.db), deps.appPush);
   const publicKey = publicKeyPem(deps.keys.publicKey);
 
-  const app = createBaseApp(deps.logger, { trustProxy: deps.config.TRUST_PROXY });
+  const app = createBaseApp(deps.logger, { trustProxy: deps.config.TRUST_PROXY, metrics: deps.metrics?.requests });
+  // Probes answer on any Host, before any other route.
+  app.use(healthRoutes({ ...databaseChecks('dex', deps.db), redis: async () => void (await deps.redis.ping()) }));
   app.get('/publickey', (_req, res) => {
     res.type('text/plain').send(publicKey);
   });

@@ -1,16 +1,14 @@
 // Operator CLI for dex (`pnpm dex <command>`): trust roots and instance keys, straight in dex's
 // database (DEX_DATABASE_URL). Run `pnpm dex --help` for the commands.
 import { Command } from 'commander';
-import { loadConfig } from '@pds/config';
+import { loadConfig, loadConfigFor } from '@pds/config';
 import { AdminRepository, CertifiedClusterRepository, createDexDb, RegisteredInstanceRepository, type DexDb } from '@pds/db';
 import { keyFingerprint } from '@pds/tokens';
 import { isDomainName, parseInstanceAddress } from './address';
 
 function withDb(work: (db: DexDb) => Promise<void>): () => Promise<void> {
   return async () => {
-    const url = loadConfig().DEX_DATABASE_URL;
-    if (!url) throw new Error('DEX_DATABASE_URL is not set (pnpm start prints where its database lives)');
-    const db = createDexDb(url, { max: 1 });
+    const db = createDexDb(loadConfigFor('dex-migrate').DEX_DATABASE_URL, { max: 1 });
     try {
       await work(db);
     } finally {

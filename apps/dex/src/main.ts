@@ -1,12 +1,6 @@
-import { loadConfig } from '@pds/config';
+// `node dist/main.js`: one dex process, configured by the environment.
+import { loadConfigFor } from '@pds/config';
+import { runProcess } from '@pds/http';
 import { startDex } from './server';
 
-startDex(loadConfig()).then(
-  (dex) => {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void dex.close());
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
-  },
-);
+runProcess(() => startDex(loadConfigFor('dex')));

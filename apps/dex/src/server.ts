@@ -1,22 +1,17 @@
 // Wires dex's real dependencies from the configuration and serves it until `close()`.
-import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
-import type { Config } from '@pds/config';
-import { AdminRepository, CertifiedClusterRepository, createDexDb, DexKeyRepository } from '@pds/db';
-import { createLogger } from '@pds/http';
+import type { DexConfig } from '@pds/config';
+import { AdminRepository, CertifiedClusterRepository, createDexDb, databaseChecks, DexKeyRepository, poolUse } from '@pds/db';
+import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
 import { appPushProducer, keyFetchProducer, QUEUE_NAMES, queueEvents } from '@pds/queue';
 import { createDexApp } from './app';
 import { loadOrCreateDexKeys } from './keys';
 
-export interface RunningDex {
+export interface RunningDex extends Stoppable {
   url: string;
-  close(): Promise<void>;
 }
 
-export async function startDex(config: Config, options: { registerWaitMs?: number } = {}): Promise<RunningDex> {
-  if (!config.DEX_DATABASE_URL) throw new Error('DEX_DATABASE_URL is not set (pnpm start provides one)');
-  if (!config.REDIS_URL) throw new Error('REDIS_URL is not set (pnpm start provides one)');
-  if (!config.MASTER_KEY) throw new Error('MASTER_KEY is not set: it seals dex\'s private key (pnpm start provides one)');
+export async function startDex(config: DexConfig, options: { registerWaitMs?: number } = {}): Promise<RunningDex> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'dex' });
   const db = createDexDb(config.DEX_DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
   // BullMQ needs maxRetriesPerRequest null on connections it blocks on (QueueEvents duplicates this one).
@@ -26,39 +21,39 @@ export async function startDex(config: Config, options: { registerWaitMs?: numbe
   const appPush = appPushProducer(queue);
   const keyFetchEvents = queueEvents(QUEUE_NAMES.keyFetch, queue);
 
-  const shutdown = async () => {
+  let metrics: Awaited<ReturnType<typeof startMetrics>>;
+  const release = async () => {
+    await metrics?.close();
     await keyFetchEvents.close();
     await keyFetch.close();
     await appPush.close();
     redis.disconnect();
     await db.$disconnect();
+    logger.flush();
   };
 
-  let server: Server;
+  let server;
   try {
+    await requireReady('dex', databaseChecks('dex', db));
     // The configured trust roots are seeded on every start; the CLI adds more (and nothing removes these).
     await new CertifiedClusterRepository(db).ensure(config.DEX_CLUSTERS);
     await new AdminRepository(db).ensure(config.DEX_ADMINS);
     const keys = await loadOrCreateDexKeys(new DexKeyRepository(db), config.MASTER_KEY);
-    const { app } = createDexApp({ config, db, logger, keys, keyFetch, keyFetchEvents, appPush, registerWaitMs: options.registerWaitMs });
-    server = await new Promise<Server>((resolve, reject) => {
-      const s = app.listen(config.DEX_PORT, config.BIND_ADDRESS, () => resolve(s));
-      s.once('error', reject);
-    });
+    metrics = await startMetrics('dex', config);
+    metrics?.metrics.pool(() => poolUse(db));
+    const { app } = createDexApp({ config, db, redis, logger, keys, keyFetch, keyFetchEvents, appPush, metrics: metrics?.metrics, registerWaitMs: options.registerWaitMs });
+    server = await listen(app, config.DEX_PORT, config.BIND_ADDRESS);
   } catch (error) {
-    await shutdown();
+    await release();
     throw error;
   }
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.DEX_PORT;
-  const url = `http://${config.BIND_ADDRESS}:${port}`;
+  const url = `http://${config.BIND_ADDRESS}:${boundPort(server)}`;
   logger.info({ url, clusters: config.DEX_CLUSTERS, admins: config.DEX_ADMINS }, 'dex listening');
 
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await shutdown();
-    })());
-  return { url, close };
+  const running = server;
+  const close = once(async () => {
+    await closeServer(running, config.SHUTDOWN_TIMEOUT * 1000);
+    await release();
+  });
+  return { url, close, graceMs: config.SHUTDOWN_TIMEOUT * 1000 };
 }

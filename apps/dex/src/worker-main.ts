@@ -1,12 +1,6 @@
-import { loadConfig } from '@pds/config';
+// `node dist/worker.js`: dex's job worker (key fetch, app push).
+import { loadConfigFor } from '@pds/config';
+import { runProcess } from '@pds/http';
 import { startDexWorker } from './worker';
 
-startDexWorker(loadConfig()).then(
-  (worker) => {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void worker.close());
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
-  },
-);
+runProcess(() => startDexWorker(loadConfigFor('dex-worker')));

@@ -1,20 +1,16 @@
 // Runs dex's jobs (key fetch, app push) until `close()`. It holds dex's database and key only: the
 // gateway's database belongs to the gateway's worker.
 import { Redis } from 'ioredis';
-import type { Config } from '@pds/config';
-import { AppRecordRepository, createDexDb, DexKeyRepository, RegisteredInstanceRepository } from '@pds/db';
-import { createLogger } from '@pds/http';
-import { appPushProducer, QUEUE_NAMES, runQueue } from '@pds/queue';
+import type { DexWorkerConfig } from '@pds/config';
+import { AppRecordRepository, createDexDb, databaseChecks, DexKeyRepository, poolUse, RegisteredInstanceRepository } from '@pds/db';
+import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
+import { appPushProducer, closeWorkers, keyFetchProducer, QUEUE_NAMES, runQueue } from '@pds/queue';
 import { openPrivateKey, signingKeys, type SigningKeys } from '@pds/tokens';
 import { appPushProcessor } from './jobs/app-push';
 import { keyFetchProcessor } from './jobs/key-fetch';
 import { requeueUndeliveredPushes } from './jobs/reconcile';
 
-export async function startDexWorker(config: Config): Promise<{ close(): Promise<void> }> {
-  if (!config.DEX_DATABASE_URL) throw new Error('DEX_DATABASE_URL is not set (pnpm start provides one)');
-  if (!config.REDIS_URL) throw new Error('REDIS_URL is not set (pnpm start provides one)');
-  const masterKey = config.MASTER_KEY;
-  if (!masterKey) throw new Error('MASTER_KEY is not set: app pushes are signed with dex\'s sealed key');
+export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'dex-worker' });
   const db = createDexDb(config.DEX_DATABASE_URL, { max: 3 });
   // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
@@ -27,7 +23,7 @@ export async function startDexWorker(config: Config): Promise<{ close(): Promise
     if (keys) return keys;
     const stored = await dexKeys.get();
     if (!stored) throw new Error('dex has not created its signing key yet (start dex first)');
-    return (keys = signingKeys(stored.keyId, openPrivateKey(stored.privateKeyEnc, masterKey)));
+    return (keys = signingKeys(stored.keyId, openPrivateKey(stored.privateKeyEnc, config.MASTER_KEY)));
   };
 
   const workers = [
@@ -35,21 +31,31 @@ export async function startDexWorker(config: Config): Promise<{ close(): Promise
     runQueue(QUEUE_NAMES.appPush, appPushProcessor({ gateways: config.CLUSTER_GATEWAYS, apps, keys: loadKeys, clock: () => new Date() }), queue, logger),
   ];
   const appPush = appPushProducer(queue);
+  // Only for the depth metrics: dex itself queues key fetches.
+  const keyFetch = keyFetchProducer(queue);
+  let metrics: Awaited<ReturnType<typeof startMetrics>>;
 
+  const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   const close = async () => {
-    await Promise.all(workers.map((w) => w.close()));
+    await metrics?.close();
+    await closeWorkers(workers, graceMs);
     await appPush.close();
+    await keyFetch.close();
     redis.disconnect();
     await db.$disconnect();
+    logger.flush();
   };
   try {
+    await requireReady('dex worker', databaseChecks('dex', db));
     await Promise.all(workers.map((w) => w.waitUntilReady()));
     await requeueUndeliveredPushes(apps, appPush, logger);
+    metrics = await startMetrics('dex-worker', config);
+    metrics?.metrics.queues([keyFetch.queue, appPush.queue]);
+    metrics?.metrics.pool(() => poolUse(db));
   } catch (error) {
     await close();
     throw error;
   }
   logger.info({ queues: workers.map((w) => w.name), prefix: config.QUEUE_PREFIX }, 'dex worker running');
-  let closing: Promise<void> | undefined;
-  return { close: () => (closing ??= close()) };
+  return { close: once(close), graceMs };
 }

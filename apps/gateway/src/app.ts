@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { instanceUrl, type Config } from '@pds/config';
 import { FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
-import { createBaseApp, finishApp, type Logger } from '@pds/http';
+import { createBaseApp, finishApp, healthRoutes, type Logger, type Metrics } from '@pds/http';
 import { BLOB_ROUTE, LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
 import { LoginLimiter } from './auth/login-limit';
@@ -17,6 +17,7 @@ import { dataFeature } from './data';
 import { FILES_PATH, fileRoutes } from './files/routes';
 import { FileService } from './files/service';
 import { InstanceRegistry } from './instances/registry';
+import { gatewayReadiness } from './readiness';
 import { resolveTenant } from './instances/tenancy';
 import { signupRoutes } from './signup/routes';
 import { SignupService, type DexRegistrationQueue, type SignupInput } from './signup/service';
@@ -37,6 +38,8 @@ export interface GatewayDeps {
   redisPrefix?: string;
   /** Dex's public key for app pushes; by default fetched from `${DEX_URL}/publickey`. */
   dexKeys?: DexKeySource;
+  /** Request and cache metrics (served on METRICS_PORT by server.ts); none in tests that do not ask. */
+  metrics?: Metrics;
 }
 
 export interface Gateway {
@@ -55,8 +58,8 @@ export function createApp(deps: GatewayDeps): Gateway {
   const clock = deps.clock ?? systemClock;
   const instances = new InstanceRepository(db);
   const users = new UserRepository(db);
-  const registry = new InstanceRegistry(instances, deps.masterKey);
-  const auth = new AuthService(users, new VerifiedTokenCache(), clock);
+  const registry = new InstanceRegistry(instances, deps.masterKey, { stats: deps.metrics?.cache('instance-registry') });
+  const auth = new AuthService(users, new VerifiedTokenCache(undefined, deps.metrics?.cache('verified-token')), clock);
   const limiter = new LoginLimiter(deps.redis, {
     points: config.LOGIN_RATE_LIMIT,
     durationSeconds: config.LOGIN_RATE_WINDOW,
@@ -66,7 +69,9 @@ export function createApp(deps: GatewayDeps): Gateway {
 
   const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock);
 
-  const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE] });
+  const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE], metrics: deps.metrics?.requests });
+  // Before tenancy and auth: probes answer on any Host.
+  app.use(healthRoutes(gatewayReadiness(deps)));
   const webConsole = consoleFeature(config, db, logger);
   if (webConsole) app.use(webConsole.cluster);
   // Before tenancy: sign-up creates the instance its Host names.

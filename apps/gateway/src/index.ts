@@ -1,4 +1,4 @@
 export { createApp, type GatewayDeps, type Gateway } from './app';
 export { startGateway, type RunningGateway } from './server';
 export type { Clock } from '@pds/tokens';
-export { startGatewayWorker, type RunningWorker } from './worker';
+export { startGatewayWorker } from './worker';

@@ -1,12 +1,6 @@
-import { loadConfig } from '@pds/config';
+// `node dist/main.js`: one gateway process, configured by the environment.
+import { loadConfigFor } from '@pds/config';
+import { runProcess } from '@pds/http';
 import { startGateway } from './server';
 
-startGateway(loadConfig()).then(
-  (gateway) => {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void gateway.close());
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
-  },
-);
+runProcess(() => startGateway(loadConfigFor('gateway')));

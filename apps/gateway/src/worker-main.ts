@@ -1,12 +1,6 @@
-import { loadConfig } from '@pds/config';
+// `node dist/worker.js`: the gateway's job worker (dex registration, upload sweep).
+import { loadConfigFor } from '@pds/config';
+import { runProcess } from '@pds/http';
 import { startGatewayWorker } from './worker';
 
-startGatewayWorker(loadConfig()).then(
-  (worker) => {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void worker.close());
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
-  },
-);
+runProcess(() => startGatewayWorker(loadConfigFor('gateway-worker')));

@@ -1,10 +1,10 @@
 // Runs the gateway's jobs (dex registration, upload sweep) until `close()`. It holds the gateway
 // database and blob store only: dex's database and key belong to dex's worker.
 import { Redis } from 'ioredis';
-import type { Config } from '@pds/config';
-import { createGatewayDb, FileRepository, GatewayDexStateRepository } from '@pds/db';
-import { createLogger } from '@pds/http';
-import { dexRegistrationProducer, QUEUE_NAMES, runQueue, scheduleUploadSweep } from '@pds/queue';
+import type { GatewayWorkerConfig } from '@pds/config';
+import { createGatewayDb, databaseChecks, FileRepository, GatewayDexStateRepository, poolUse } from '@pds/db';
+import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
+import { closeWorkers, dexRegistrationProducer, Producer, QUEUE_NAMES, runQueue, scheduleUploadSweep } from '@pds/queue';
 import { createBlobStore, objectKey } from '@pds/storage';
 import { dexRegistrationProcessor } from './jobs/dex-registration';
 import { requeuePendingRegistrations } from './jobs/reconcile';
@@ -13,13 +13,7 @@ import { uploadSweepProcessor } from './jobs/upload-sweep';
 /** How often abandoned uploads are looked for (they are removed once older than UPLOAD_DEADLINE). */
 export const UPLOAD_SWEEP_EVERY_MS = 5 * 60 * 1000;
 
-export interface RunningWorker {
-  close(): Promise<void>;
-}
-
-export async function startGatewayWorker(config: Config): Promise<RunningWorker> {
-  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set (pnpm start provides one)');
-  if (!config.REDIS_URL) throw new Error('REDIS_URL is not set (pnpm start provides one)');
+export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<Stoppable> {
   const store = await createBlobStore(config);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway-worker' });
   const db = createGatewayDb(config.DATABASE_URL, { max: 3 });
@@ -38,22 +32,32 @@ export async function startGatewayWorker(config: Config): Promise<RunningWorker>
     ),
   ];
   const registration = dexRegistrationProducer(queue);
+  // Producers of both queues: the registration requeue, and the depth metrics.
+  const sweep = new Producer(QUEUE_NAMES.uploadSweep, queue);
+  let metrics: Awaited<ReturnType<typeof startMetrics>>;
 
+  const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   const close = async () => {
-    await Promise.all(workers.map((w) => w.close()));
+    await metrics?.close();
+    await closeWorkers(workers, graceMs);
     await registration.close();
+    await sweep.close();
     redis.disconnect();
     await db.$disconnect();
+    logger.flush();
   };
   try {
+    await requireReady('gateway worker', databaseChecks('gateway', db));
     await Promise.all(workers.map((w) => w.waitUntilReady()));
     await scheduleUploadSweep(queue, UPLOAD_SWEEP_EVERY_MS);
     await requeuePendingRegistrations(states, registration, logger);
+    metrics = await startMetrics('gateway-worker', config);
+    metrics?.metrics.queues([registration.queue, sweep.queue]);
+    metrics?.metrics.pool(() => poolUse(db));
   } catch (error) {
     await close();
     throw error;
   }
   logger.info({ queues: workers.map((w) => w.name), prefix: config.QUEUE_PREFIX }, 'gateway worker running');
-  let closing: Promise<void> | undefined;
-  return { close: () => (closing ??= close()) };
+  return { close: once(close), graceMs };
 }

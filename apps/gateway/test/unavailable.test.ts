@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { loadConfig } from '@pds/config';
+import { loadConfigFor } from '@pds/config';
 import { createGatewayDb } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { dexRegistrationProducer } from '@pds/queue';
@@ -14,9 +14,10 @@ describe('when the database is unreachable', () => {
   it('answers 503 with the error model and no internals', async () => {
     const deadUrl = `postgres://postgres@127.0.0.1:${await freePort()}/nothing`;
     const masterKey = randomBytes(32);
-    const config = loadConfig({
+    const config = loadConfigFor('gateway', {
       CLUSTER_DOMAIN: 'pds.test',
       DATABASE_URL: deadUrl,
+      REDIS_URL: requireEnv('TEST_REDIS_URL'),
       LOG_LEVEL: 'silent',
       MASTER_KEY: masterKey.toString('hex'),
       DATA_DIR: `/tmp/pds-test-data/${randomBytes(6).toString('hex')}`,

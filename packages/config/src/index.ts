@@ -1,5 +1,5 @@
 // The one configuration of every process, read from the environment once at start and validated.
-// Secrets (MASTER_KEY, S3_SECRET_KEY, database passwords) are never logged: use `describeConfig`.
+// Secrets (MASTER_KEY, S3_SECRET_KEY, database passwords) are never logged.
 import { z } from 'zod';
 
 const bool = z
@@ -29,11 +29,25 @@ const gatewayMap = z.string().transform((v, ctx) => {
   return map;
 });
 
-const schema = z.object({
+const masterKey = z.string().transform((text, ctx) => {
+  const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32) {
+    ctx.addIssue({ code: 'custom', message: 'must be 32 bytes (64 hex characters or base64)' });
+    return z.NEVER;
+  }
+  return key;
+});
+
+/** Every variable any process reads; each process's schema below makes its own ones required. */
+const base = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BIND_ADDRESS: z.string().default('127.0.0.1'),
   PORT: port.default(8080),
   DEX_PORT: port.default(8081),
+  /** Seconds a stopping process gives in-flight requests and jobs before it cuts them off. */
+  SHUTDOWN_TIMEOUT: seconds.default(10),
+  /** Where Prometheus metrics are served (on BIND_ADDRESS); none when unset. */
+  METRICS_PORT: port.optional(),
 
   CLUSTER_DOMAIN: domain.default('pds.localhost'),
   PUBLIC_URL_SCHEME: z.enum(['http', 'https']).default('https'),
@@ -46,8 +60,8 @@ const schema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
   REDIS_URL: z.url().optional(),
   DATA_DIR: z.string().default('.data'),
-  /** 32 bytes, hex or base64: encrypts instance private keys at rest. */
-  MASTER_KEY: z.string().optional(),
+  /** 32 bytes, hex or base64: encrypts instance private keys, dex's key and local blobs at rest. */
+  MASTER_KEY: masterKey.optional(),
 
   STORAGE: z.enum(['local', 's3']).default('local'),
   S3_ENDPOINT: z.url().optional(),
@@ -62,7 +76,7 @@ const schema = z.object({
   LOGIN_RATE_LIMIT: z.coerce.number().int().positive().default(10),
   LOGIN_RATE_WINDOW: seconds.default(60),
 
-  /** How gateways and the worker reach dex. */
+  /** How gateways and the gateway worker reach dex. */
   DEX_URL: z.url().optional(),
   /** Cluster domains dex certifies at start (the embedded cluster by default). */
   DEX_CLUSTERS: list.optional(),
@@ -70,32 +84,77 @@ const schema = z.object({
   DEX_ADMINS: list.optional(),
   /** Where instance addresses of a cluster are reached when DNS does not know them. */
   CLUSTER_GATEWAYS: gatewayMap.default({}),
-  /** Redis key prefix of the job queues; producers and the worker must agree (tests use their own). */
+  /** Redis key prefix of the job queues; all processes of a cluster must agree (tests use their own). */
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 of A-Z, a-z, 0-9, _ and -').default('pds'),
 });
 
-export type Env = z.input<typeof schema>;
-type Parsed = z.output<typeof schema>;
+const gatewayDb = { DATABASE_URL: z.url() };
+const dexDb = { DEX_DATABASE_URL: z.url() };
+const redis = { REDIS_URL: z.url() };
+const key = { MASTER_KEY: masterKey };
 
-export interface Config extends Omit<Parsed, 'DEX_CLUSTERS' | 'DEX_ADMINS' | 'DEX_URL' | 'MASTER_KEY'> {
+/** What each process needs: a missing variable stops its start-up with the variable's name. */
+const schemas = {
+  gateway: base.extend({ ...gatewayDb, ...redis, ...key }),
+  // The upload sweep removes blobs, and the local store derives its key from MASTER_KEY.
+  'gateway-worker': base.extend({ ...gatewayDb, ...redis, ...key }),
+  dex: base.extend({ ...dexDb, ...redis, ...key }),
+  // App pushes are signed with dex's key, sealed under MASTER_KEY.
+  'dex-worker': base.extend({ ...dexDb, ...redis, ...key }),
+  'gateway-migrate': base.extend(gatewayDb),
+  'dex-migrate': base.extend(dexDb),
+  /** `pnpm start` and the tests: every process in one. */
+  cluster: base.extend({ ...gatewayDb, ...dexDb, ...redis, ...key }),
+};
+export type ProcessName = keyof typeof schemas;
+
+export type Env = z.input<typeof base>;
+
+/** S3 settings are all there when STORAGE=s3 (loadConfig checks), so code narrowing on STORAGE needs no casts. */
+type Storage = { STORAGE: 'local' } | { STORAGE: 's3'; S3_ENDPOINT: string; S3_ACCESS_KEY: string; S3_SECRET_KEY: string };
+type Resolved<T> = Omit<T, 'DEX_CLUSTERS' | 'DEX_ADMINS' | 'DEX_URL' | 'STORAGE'> & {
   DEX_URL: string;
   DEX_CLUSTERS: string[];
   DEX_ADMINS: string[];
-  /** Decoded MASTER_KEY, or undefined when the caller must provide one (see scripts/start.ts). */
-  MASTER_KEY?: Buffer;
-}
+} & Storage;
+
+/** The variables every process may read, with the ones a process requires possibly absent. */
+export type Config = Resolved<z.output<typeof base>>;
+export type GatewayConfig = Resolved<z.output<(typeof schemas)['gateway']>>;
+export type GatewayWorkerConfig = Resolved<z.output<(typeof schemas)['gateway-worker']>>;
+export type DexConfig = Resolved<z.output<(typeof schemas)['dex']>>;
+export type DexWorkerConfig = Resolved<z.output<(typeof schemas)['dex-worker']>>;
+export type ClusterConfig = Resolved<z.output<(typeof schemas)['cluster']>>;
+type ConfigOf<P extends ProcessName> = Resolved<z.output<(typeof schemas)[P]>>;
 
 export class ConfigError extends Error {}
 
-/** Parses and validates the environment; throws a ConfigError naming every bad variable. */
+/** Parses and validates the environment for any process, requiring nothing; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  return parse(base, env);
+}
+
+/** The configuration of one process: also names every variable that process requires and lacks. */
+export function loadConfigFor<P extends ProcessName>(name: P, env: Record<string, string | undefined> = process.env): ConfigOf<P> {
+  return parse(schemas[name], env) as ConfigOf<P>;
+}
+
+function parse(schema: z.ZodObject, env: Record<string, string | undefined>) {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  // DEX_DATABASE_URL defaults to a database beside the gateway's: <DATABASE_URL's name>_dex.
+  if (!present.DEX_DATABASE_URL && present.DATABASE_URL && URL.canParse(present.DATABASE_URL)) {
+    const url = new URL(present.DATABASE_URL);
+    url.pathname = `/${url.pathname.slice(1) || 'postgres'}_dex`;
+    present.DEX_DATABASE_URL = url.toString();
+  }
   const result = schema.safeParse(present);
   if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    const problems = result.error.issues
+      .map((i) => `${i.path.join('.')}: ${i.code === 'invalid_type' && present[String(i.path[0])] === undefined ? 'is required' : i.message}`)
+      .join('; ');
     throw new ConfigError(`Invalid configuration: ${problems}`);
   }
-  const c = result.data;
+  const c = result.data as z.output<typeof base>;
   if (c.STORAGE === 's3' && (!c.S3_ENDPOINT || !c.S3_ACCESS_KEY || !c.S3_SECRET_KEY)) {
     throw new ConfigError('Invalid configuration: STORAGE=s3 needs S3_ENDPOINT, S3_ACCESS_KEY and S3_SECRET_KEY');
   }
@@ -104,14 +163,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     DEX_URL: (c.DEX_URL ?? `http://127.0.0.1:${c.DEX_PORT}`).replace(/\/+$/, ''),
     DEX_CLUSTERS: c.DEX_CLUSTERS ?? [c.CLUSTER_DOMAIN],
     DEX_ADMINS: c.DEX_ADMINS ?? [`admin.${c.CLUSTER_DOMAIN}`],
-    MASTER_KEY: c.MASTER_KEY === undefined ? undefined : decodeMasterKey(c.MASTER_KEY),
-  };
-}
-
-export function decodeMasterKey(text: string): Buffer {
-  const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
-  if (key.length !== 32) throw new ConfigError('Invalid configuration: MASTER_KEY must be 32 bytes (64 hex characters or base64)');
-  return key;
+  } as Config;
 }
 
 /** The public base URL of an instance (or of the cluster domain itself). */
@@ -119,18 +171,4 @@ export function instanceUrl(config: Pick<Config, 'PUBLIC_URL_SCHEME' | 'PUBLIC_P
   const defaultPort = config.PUBLIC_URL_SCHEME === 'https' ? 443 : 80;
   const port = config.PUBLIC_PORT && config.PUBLIC_PORT !== defaultPort ? `:${config.PUBLIC_PORT}` : '';
   return `${config.PUBLIC_URL_SCHEME}://${address}${port}`;
-}
-
-const SECRET_KEYS = new Set(['MASTER_KEY', 'S3_SECRET_KEY']);
-
-/** The configuration with secrets and URL passwords masked, for a start-up log line. */
-export function describeConfig(config: Config): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(config)) {
-    if (value === undefined) continue;
-    if (SECRET_KEYS.has(key)) out[key] = '***';
-    else if (typeof value === 'string' && /^[a-z]+:\/\/[^/]*:[^/]*@/i.test(value)) out[key] = value.replace(/:\/\/([^:/]*):[^@]*@/, '://$1:***@');
-    else out[key] = value;
-  }
-  return out;
 }

@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient as GatewayPrismaClient } from './generated/gateway/client';
 import { PrismaClient as DexPrismaClient } from './generated/dex/client';
 
@@ -10,10 +11,31 @@ export interface PoolOptions {
   max?: number;
 }
 
+/** Each client's connection pool, for the pool-use metrics (the adapter does not expose it). */
+const pools = new WeakMap<object, pg.Pool>();
+
+/** A pool the client owns: `$disconnect()` ends it. */
+function adapter(url: string, max: number) {
+  const pool = new pg.Pool({ connectionString: url, max });
+  return { pool, adapter: new PrismaPg(pool, { disposeExternalPool: true }) };
+}
+
 export function createGatewayDb(url: string, options: PoolOptions = {}): GatewayDb {
-  return new GatewayPrismaClient({ adapter: new PrismaPg({ connectionString: url, max: options.max ?? 10 }) });
+  const { pool, adapter: a } = adapter(url, options.max ?? 10);
+  const db = new GatewayPrismaClient({ adapter: a });
+  pools.set(db, pool);
+  return db;
 }
 
 export function createDexDb(url: string, options: PoolOptions = {}): DexDb {
-  return new DexPrismaClient({ adapter: new PrismaPg({ connectionString: url, max: options.max ?? 5 }) });
+  const { pool, adapter: a } = adapter(url, options.max ?? 5);
+  const db = new DexPrismaClient({ adapter: a });
+  pools.set(db, pool);
+  return db;
+}
+
+/** Connections of a client's pool: open in total, idle, and callers waiting for one. */
+export function poolUse(db: GatewayDb | DexDb): { total: number; idle: number; waiting: number } {
+  const pool = pools.get(db);
+  return { total: pool?.totalCount ?? 0, idle: pool?.idleCount ?? 0, waiting: pool?.waitingCount ?? 0 };
 }

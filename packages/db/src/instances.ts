@@ -1,5 +1,5 @@
 import type { GatewayDb } from './clients';
-import type { DexState, Instance, User } from './generated/gateway/client';
+import type { Instance, User } from './generated/gateway/client';
 
 export interface NewInstance {
   address: string;
@@ -16,10 +16,6 @@ export class InstanceRepository {
     return this.db.instance.findUnique({ where: { address } });
   }
 
-  findById(id: string): Promise<Instance | null> {
-    return this.db.instance.findUnique({ where: { id } });
-  }
-
   /** Creates the instance and its owner account together; null when the address is taken. */
   async createWithOwner(input: NewInstance): Promise<{ instance: Instance; owner: User } | null> {
     try {
@@ -34,9 +30,5 @@ export class InstanceRepository {
       if ((error as { code?: string }).code === 'P2002') return null;
       throw error;
     }
-  }
-
-  async setDexState(id: string, dexState: DexState): Promise<void> {
-    await this.db.instance.update({ where: { id }, data: { dexState } });
   }
 }

@@ -15,9 +15,12 @@ export function createBaseApp(
     trustProxy?: boolean;
     /** Paths whose bodies are streamed by their route as raw bytes (e.g. blob uploads), never parsed as JSON. */
     rawBodyPrefixes?: string[];
+    /** Request metrics (Metrics.requests), first so that every request is counted. */
+    metrics?: RequestHandler;
   } = {},
 ): Express {
   const app = express();
+  if (options.metrics) app.use(options.metrics);
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy ?? false);
   app.use(helmet());

@@ -1,4 +1,4 @@
-// Queue names, typed job payloads and producers, shared by the apps that enqueue and the worker.
+// Queue names, typed job payloads and producers, shared by the apps that enqueue and their workers.
 import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AppRecord } from '@pds/app-record';
@@ -17,7 +17,7 @@ export interface JobPayloads {
   [QUEUE_NAMES.keyFetch]: { address: string };
   /** Dex → instance: deliver one certified app record. */
   [QUEUE_NAMES.appPush]: { pushId: string; address: string; record: AppRecord; version: number };
-  /** Worker: remove uploads never completed before the deadline. */
+  /** Gateway worker: remove uploads never completed before the deadline. */
   [QUEUE_NAMES.uploadSweep]: Record<string, never>;
 }
 
@@ -43,11 +43,6 @@ export class Producer<N extends QueueName> {
 
   constructor(readonly name: N, options: QueueOptions) {
     this.queue = new Queue(name, { connection: options.connection, prefix: options.prefix ?? 'pds', defaultJobOptions: DEFAULT_JOB_OPTIONS });
-  }
-
-  /** Queues a job that needs no de-duplication. For one job per subject use `enqueue`. */
-  async add(payload: JobPayloads[N]): Promise<void> {
-    await this.queue.add(this.name, payload);
   }
 
   /**
@@ -115,4 +110,4 @@ export const jobIds = {
 };
 
 export { errorMessage, isLastAttempt } from './retry';
-export { runQueue, type JobLogger } from './worker';
+export { closeWorkers, runQueue, type JobLogger } from './worker';

@@ -18,3 +18,15 @@ export function runQueue(name: QueueName, processor: Processor, options: QueueOp
   worker.on('error', (error) => logger.error({ queue: name, error: errorMessage(error) }, 'worker error'));
   return worker;
 }
+
+/** Lets running jobs finish for up to `graceMs`, then stops the workers without waiting (those jobs run again later). */
+export async function closeWorkers(workers: Worker[], graceMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const graceful = Promise.all(workers.map((w) => w.close())).then(() => true);
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), graceMs);
+  });
+  const finished = await Promise.race([graceful, timedOut]);
+  clearTimeout(timer);
+  if (!finished) await Promise.all(workers.map((w) => w.close(true)));
+}

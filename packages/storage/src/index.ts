@@ -12,19 +12,18 @@ export { S3BlobStore } from './s3';
  * The store the configuration names, ready to use: `STORAGE=s3` ensures the bucket exists;
  * `STORAGE=local` keeps encrypted files under `DATA_DIR/blobs` and needs the gateway's blob routes.
  */
-export async function createBlobStore(config: Config): Promise<BlobStore> {
+export async function createBlobStore(config: Config & { MASTER_KEY: Buffer }): Promise<BlobStore> {
   if (config.STORAGE === 's3') {
     const store = new S3BlobStore({
-      endpoint: config.S3_ENDPOINT as string,
-      accessKey: config.S3_ACCESS_KEY as string,
-      secretKey: config.S3_SECRET_KEY as string,
+      endpoint: config.S3_ENDPOINT,
+      accessKey: config.S3_ACCESS_KEY,
+      secretKey: config.S3_SECRET_KEY,
       region: config.S3_REGION,
       bucket: config.S3_BUCKET,
     });
     await store.ensureBucket();
     return store;
   }
-  if (!config.MASTER_KEY) throw new Error('MASTER_KEY is not set: the local blob store encrypts with a key derived from it');
   const store = new LocalBlobStore({ dir: path.join(config.DATA_DIR, 'blobs'), masterKey: config.MASTER_KEY, maxBytes: config.MAX_UPLOAD_BYTES });
   await store.init();
   return store;

@@ -94,7 +94,8 @@ async function s3Subject(): Promise<Subject> {
     S3_BUCKET: 'pds-storage-contract',
   });
   return {
-    store: await createBlobStore(config),
+    // The S3 store uses no master key; every process that opens a store has one.
+    store: await createBlobStore({ ...config, MASTER_KEY: randomBytes(32) }),
     address: `alice.${CLUSTER}`,
     presign: { ttlSeconds: 300, baseUrl: `http://alice.${CLUSTER}` },
     // The SSE header is signed: without it the signature does not match.

@@ -7,7 +7,11 @@ import type { TokenClaims } from './jwt';
 export class VerifiedTokenCache {
   private readonly entries: LRUCache<string, TokenClaims>;
 
-  constructor(maxEntries = 50_000) {
+  constructor(
+    maxEntries = 50_000,
+    /** Counts lookups for the hit-ratio metric (a Metrics.cache counter of @pds/http). */
+    private readonly stats?: { hit(): void; miss(): void },
+  ) {
     this.entries = new LRUCache({ max: maxEntries });
   }
 
@@ -15,8 +19,11 @@ export class VerifiedTokenCache {
     const claims = this.entries.get(`${scope} ${token}`);
     if (claims && claims.exp <= nowSeconds) {
       this.entries.delete(`${scope} ${token}`);
+      this.stats?.miss();
       return undefined;
     }
+    if (claims) this.stats?.hit();
+    else this.stats?.miss();
     return claims;
   }
 

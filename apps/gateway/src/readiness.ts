@@ -1,0 +1,18 @@
+// What /readyz checks for a gateway: its database (answers, migrated), Redis and the blob store.
+import type { Redis } from 'ioredis';
+import { databaseChecks, type GatewayDb } from '@pds/db';
+import type { ReadinessCheck } from '@pds/http';
+import type { BlobStore } from '@pds/storage';
+
+export function gatewayReadiness(deps: { db: GatewayDb; redis: Redis; blobStore: BlobStore }): Record<string, ReadinessCheck> {
+  return {
+    ...databaseChecks('gateway', deps.db),
+    redis: async () => {
+      await deps.redis.ping();
+    },
+    // A missing object answers null; an unreachable store or bucket throws.
+    'blob store': async () => {
+      await deps.blobStore.stat('readyz/probe');
+    },
+  };
+}

@@ -1,0 +1,85 @@
+// How every process starts and stops: listen, then on SIGTERM/SIGINT stop accepting, let in-flight
+// requests and jobs finish (bounded), close pools and connections, and exit. One copy for all.
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+
+export interface Stoppable {
+  /** Stops gracefully: in-flight work finishes, then connections and pools close. Safe to call twice. */
+  close(): Promise<void>;
+  /** How long `close` lets in-flight work run (SHUTDOWN_TIMEOUT); past it plus a margin the process exits anyway. */
+  graceMs?: number;
+}
+
+/** Resolves with the listening server once bound; rejects when the port cannot be bound. */
+export function listen(app: Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, () => resolve(server));
+    server.once('error', reject);
+  });
+}
+
+/** The port a listening server got (the configured one, or the one the OS chose for port 0). */
+export function boundPort(server: Server): number {
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+/**
+ * Stops accepting connections and waits for in-flight requests; idle keep-alive sockets close at once,
+ * and whatever is still open after `graceMs` is cut.
+ */
+export async function closeServer(server: Server, graceMs: number): Promise<void> {
+  if (!server.listening) return;
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+  try {
+    await closed;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs `close` once, however often it is asked for; later calls get the same promise. */
+export function once(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => (closing ??= close());
+}
+
+/**
+ * The body of every process's main: starts it, and on SIGTERM or SIGINT closes it and exits 0. A close
+ * that hangs past its grace (plus a margin for pools) exits 1; a second signal exits at once. A start
+ * that fails, configuration included, prints its message (a ConfigError names the variable) and exits 1.
+ */
+export function runProcess(start: () => Promise<Stoppable>): void {
+  Promise.resolve()
+    .then(start)
+    .then(
+    (running) => {
+      const graceMs = running.graceMs ?? 10_000;
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals) => {
+        if (stopping) process.exit(1);
+        stopping = true;
+        console.error(`${signal}: stopping`);
+        setTimeout(() => {
+          console.error(`still stopping after ${graceMs + 5000} ms; exiting`);
+          process.exit(1);
+        }, graceMs + 5000).unref();
+        running.close().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            console.error(`stopping failed: ${error instanceof Error ? error.message : String(error)}`);
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGTERM', stop);
+      process.on('SIGINT', stop);
+    },
+    (error: unknown) => {
+      console.error(error instanceof Error ? error.message : String(error));
+      process.exit(1);
+    },
+  );
+}

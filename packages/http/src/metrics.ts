@@ -1,0 +1,139 @@
+// Prometheus metrics of one process, served on their own port (METRICS_PORT on BIND_ADDRESS) so they
+// are never reachable through the public listener. Per request: one histogram observation and a gauge
+// up and down, labelled by route template (never the raw path) and status.
+import http, { type Server } from 'node:http';
+import type { RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { closeServer } from './lifecycle';
+
+type JobState = 'waiting' | 'active' | 'delayed' | 'failed';
+
+/** What a cache counts; caches take it as an optional dependency, so they need no metrics library. */
+export interface HitCounter {
+  hit(): void;
+  miss(): void;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer a request, by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [this.registry],
+  });
+  private readonly inFlight = new Gauge({ name: 'http_requests_in_flight', help: 'Requests being answered now', registers: [this.registry] });
+  private readonly cacheLookups = new Counter({
+    name: 'cache_lookups_total',
+    help: 'Cache lookups by cache and result (hit ratio = hit / (hit + miss))',
+    labelNames: ['cache', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(processName: string) {
+    this.registry.setDefaultLabels({ process: processName });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Times every request; mount it first. Unmatched requests share one label value. */
+  readonly requests: RequestHandler = (req, res, next) => {
+    const end = this.duration.startTimer();
+    this.inFlight.inc();
+    // The template is taken when the router matches a route: a mounted router resets req.baseUrl when
+    // an error leaves it, before the response is done.
+    let route = 'unmatched';
+    let matched: unknown;
+    Object.defineProperty(req, 'route', {
+      configurable: true,
+      get: () => matched,
+      set: (value: { path?: unknown } | undefined) => {
+        matched = value;
+        if (value) route = `${req.baseUrl}${String(value.path)}`;
+      },
+    });
+    res.once('close', () => {
+      this.inFlight.dec();
+      end({ method: req.method, route, status: String(res.statusCode) });
+    });
+    next();
+  };
+
+  cache(name: string): HitCounter {
+    const hit = this.cacheLookups.labels(name, 'hit');
+    const miss = this.cacheLookups.labels(name, 'miss');
+    return { hit: () => hit.inc(), miss: () => miss.inc() };
+  }
+
+  /** Connections of a database pool by state (total, idle, waiting), read at scrape time. */
+  pool(read: () => { total: number; idle: number; waiting: number }): void {
+    this.gauge('db_pool_connections', 'Database pool connections: total open, idle, and callers waiting for one', ['state'], async () => {
+      const use = read();
+      return [
+        [{ state: 'total' }, use.total],
+        [{ state: 'idle' }, use.idle],
+        [{ state: 'waiting' }, use.waiting],
+      ];
+    });
+  }
+
+  /** Jobs per queue and state (waiting, active, delayed, failed), read at scrape time. */
+  queues(queues: { name: string; getJobCounts(...states: JobState[]): Promise<Partial<Record<string, number>>> }[]): void {
+    const states: JobState[] = ['waiting', 'active', 'delayed', 'failed'];
+    this.gauge('queue_jobs', 'Jobs in each queue by state (failed: kept for inspection, see removeOnFail)', ['queue', 'state'], async () => {
+      const rows: [Record<'queue' | 'state', string>, number][] = [];
+      for (const queue of queues) {
+        const counts = await queue.getJobCounts(...states);
+        for (const state of states) rows.push([{ queue: queue.name, state }, counts[state] ?? 0]);
+      }
+      return rows;
+    });
+  }
+
+  /** A gauge read when Prometheus scrapes (pool use, queue depth), so nothing is counted on the hot path. */
+  gauge<L extends string>(name: string, help: string, labelNames: readonly L[], read: () => Promise<[Partial<Record<L, string>>, number][]>): void {
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const [labels, value] of await read()) this.set(labels, value);
+      },
+    });
+  }
+}
+
+/** Serves GET /metrics (and /healthz, for probes of processes that have no other listener). */
+export async function serveMetrics(metrics: Metrics, port: number, host: string): Promise<{ server: Server; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && path === '/metrics') {
+      metrics.registry.metrics().then(
+        (text) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(text),
+        () => res.writeHead(500, { 'Content-Type': 'text/plain' }).end('metrics failed\n'),
+      );
+    } else if (req.method === 'GET' && path === '/healthz') {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"ok"}');
+    } else {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return { server, close: () => closeServer(server, 1000) };
+}
+
+/** The process's metrics and their listener when METRICS_PORT is set; otherwise nothing is collected. */
+export async function startMetrics(
+  processName: string,
+  config: { METRICS_PORT?: number; BIND_ADDRESS: string },
+): Promise<{ metrics: Metrics; close(): Promise<void> } | undefined> {
+  if (config.METRICS_PORT === undefined) return undefined;
+  const metrics = new Metrics(processName);
+  const { close } = await serveMetrics(metrics, config.METRICS_PORT, config.BIND_ADDRESS);
+  return { metrics, close };
+}

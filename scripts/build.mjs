@@ -1,0 +1,46 @@
+// `pnpm build` (after generate and the type check): bundles each app's entry points with esbuild into
+// apps/<app>/dist/*.js with source maps. A bundle carries the workspace packages and their npm
+// dependencies, so a process runs with `node dist/main.js` and nothing else: no tsx, TypeScript or
+// node_modules resolution across the workspace at run time. Plain .mjs so it runs without tsx.
+// `--out DIR` writes DIR/apps/<app>/dist instead (the scale-out test builds into a temporary copy).
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outIndex = process.argv.indexOf('--out');
+const outRoot = outIndex > 0 ? path.resolve(process.argv[outIndex + 1]) : root;
+
+/** Output name → source, per app. */
+const apps = {
+  gateway: { main: 'src/main.ts', worker: 'src/worker-main.ts', migrate: 'src/migrate-main.ts' },
+  dex: { main: 'src/main.ts', worker: 'src/worker-main.ts', migrate: 'src/migrate-main.ts', cli: 'src/cli.ts' },
+};
+
+for (const [app, entries] of Object.entries(apps)) {
+  const dir = path.join(root, 'apps', app);
+  const outdir = path.join(outRoot, 'apps', app, 'dist');
+  rmSync(outdir, { recursive: true, force: true });
+  const started = Date.now();
+  const result = await build({
+    absWorkingDir: dir,
+    entryPoints: Object.fromEntries(Object.entries(entries).map(([name, source]) => [name, path.join(dir, source)])),
+    outdir,
+    bundle: true,
+    platform: 'node',
+    target: 'node20.19',
+    format: 'cjs',
+    sourcemap: true,
+    // Stack traces point at the TypeScript sources without a --enable-source-maps flag.
+    banner: { js: 'process.setSourceMapsEnabled(true);' },
+    // pg's optional native binding is never installed; it is only required when asked for.
+    external: ['pg-native'],
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const bytes = Object.entries(result.metafile.outputs)
+    .filter(([file]) => file.endsWith('.js'))
+    .map(([file, out]) => `${path.basename(file)} ${(out.bytes / 1024 / 1024).toFixed(1)} MB`);
+  console.log(`${path.relative(process.cwd(), outdir) || '.'}: ${bytes.join(', ')} (${Date.now() - started} ms)`);
+}
