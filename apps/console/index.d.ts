@@ -1,2 +1,2 @@
 /** Vite's output folder: index.html (the instance console), signup.html (the cluster's sign-up page), assets/. */
-export declare const consoleDist: string;
+export declare function consoleDist(): string;

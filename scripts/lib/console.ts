@@ -3,9 +3,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { consoleDist } from '@pds/console';
 
-const CONSOLE = path.dirname(consoleDist);
+const CONSOLE = path.resolve(__dirname, '../../apps/console');
+const DIST = path.join(CONSOLE, 'dist');
 const SOURCES = ['src', 'index.html', 'signup.html', 'vite.config.mts', 'package.json'];
 
 function newestChange(entry: string): number {
@@ -15,7 +15,7 @@ function newestChange(entry: string): number {
 }
 
 function upToDate(): boolean {
-  const built = ['index.html', 'signup.html'].map((page) => path.join(consoleDist, page));
+  const built = ['index.html', 'signup.html'].map((page) => path.join(DIST, page));
   if (!built.every((file) => existsSync(file))) return false;
   const builtAt = Math.min(...built.map((file) => statSync(file).mtimeMs));
   return SOURCES.every((source) => newestChange(path.join(CONSOLE, source)) <= builtAt);

@@ -15,7 +15,7 @@ export interface ConsoleFeature {
 }
 
 /** Undefined when the console has not been built (`pnpm build`): the gateway then serves the API alone. */
-export function consoleFeature(config: Config, db: GatewayDb, logger: Logger, dist = consoleDist): ConsoleFeature | undefined {
+export function consoleFeature(config: Config, db: GatewayDb, logger: Logger, dist = consoleDist()): ConsoleFeature | undefined {
   if (!consoleBuilt(dist)) {
     logger.warn({ dist }, 'web console not built (run pnpm build): serving the API only');
     return undefined;
