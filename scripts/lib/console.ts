@@ -24,5 +24,7 @@ function upToDate(): boolean {
 export function ensureConsoleBuilt(log: (line: string) => void = () => undefined): void {
   if (upToDate()) return;
   log('building the web console (apps/console)…');
-  execFileSync('pnpm', ['--filter', '@pds/console', 'exec', 'vite', 'build', '--logLevel', 'warn'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('pnpm', ['--filter', '@pds/console', 'exec', 'vite', 'build', '--logLevel', 'warn'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }

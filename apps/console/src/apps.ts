@@ -50,7 +50,12 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 
 /** HatApplication: application.info / kind / permissions (hat-js's interfaces). */
 function fromHatApplication(app: Record<string, unknown>): Omit<ConsoleApp, 'status'> {
-  const info = (app.info ?? {}) as { name?: string; description?: { text?: string }; headline?: string; graphics?: { logo?: { normal?: string } } };
+  const info = (app.info ?? {}) as {
+    name?: string;
+    description?: { text?: string };
+    headline?: string;
+    graphics?: { logo?: { normal?: string } };
+  };
   const kind = (app.kind ?? {}) as { url?: string };
   const permissions = (app.permissions ?? {}) as { rolesGranted?: { role: string; detail?: string }[] };
   const setup = (app.setup ?? {}) as { validRedirectUris?: unknown };

@@ -58,17 +58,34 @@ function App() {
     ['users', 'Users', owner],
   ];
   const content =
-    screen === 'files' && rest[0] ? <FileDetails key={rest[0]} fileId={rest[0]} session={session} />
-    : screen === 'files' ? <Files />
-    : screen === 'apps' && owner ? <Apps />
-    : screen === 'data' && owner ? <Data path={rest} />
-    : screen === 'data-debits' && owner ? <DataDebits />
-    : screen === 'users' && owner ? <Users />
-    : <p>Nothing here. <a href={href('files')}>Go to your files</a>.</p>;
+    screen === 'files' && rest[0] ? (
+      <FileDetails key={rest[0]} fileId={rest[0]} session={session} />
+    ) : screen === 'files' ? (
+      <Files />
+    ) : screen === 'apps' && owner ? (
+      <Apps />
+    ) : screen === 'data' && owner ? (
+      <Data path={rest} />
+    ) : screen === 'data-debits' && owner ? (
+      <DataDebits />
+    ) : screen === 'users' && owner ? (
+      <Users />
+    ) : (
+      <p>
+        Nothing here. <a href={href('files')}>Go to your files</a>.
+      </p>
+    );
 
   return (
     <>
-      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header>

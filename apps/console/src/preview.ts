@@ -13,7 +13,8 @@ export function previewKind(name: string): PreviewKind | undefined {
 }
 
 const MIME: Record<PreviewKind, (name: string) => string> = {
-  image: (name) => (/\.svg$/i.test(name) ? 'image/svg+xml' : `image/${(name.split('.').pop() ?? 'png').toLowerCase().replace('jpg', 'jpeg')}`),
+  image: (name) =>
+    /\.svg$/i.test(name) ? 'image/svg+xml' : `image/${(name.split('.').pop() ?? 'png').toLowerCase().replace('jpg', 'jpeg')}`,
   text: () => 'text/plain',
   pdf: () => 'application/pdf',
 };

@@ -39,13 +39,24 @@ function Signup() {
     <main id="main" class="narrow">
       <h1>Create your personal data store</h1>
       <p>
-        Your data store lives at <strong>{form.username || 'name'}.{location.hostname}</strong>. Only you decide who sees what is in it.
+        Your data store lives at{' '}
+        <strong>
+          {form.username || 'name'}.{location.hostname}
+        </strong>
+        . Only you decide who sees what is in it.
       </p>
       <form onSubmit={submit}>
         {FIELDS.map(([key, label, type, autocomplete]) => (
           <label key={key}>
             {label}
-            <input name={key} type={type as "text"} autocomplete={autocomplete} required value={form[key]} onInput={(e) => setForm({ ...form, [key]: e.currentTarget.value })} />
+            <input
+              name={key}
+              type={type as 'text'}
+              autocomplete={autocomplete}
+              required
+              value={form[key]}
+              onInput={(e) => setForm({ ...form, [key]: e.currentTarget.value })}
+            />
           </label>
         ))}
         <button type="submit" disabled={created !== undefined}>

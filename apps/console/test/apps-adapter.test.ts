@@ -76,9 +76,12 @@ describe('toConsoleApp', () => {
 describe('onAppOrigin', () => {
   const app = toConsoleApp({ application: record, setup: true, enabled: true, active: true });
 
-  it.each(['https://notes.example/callback', 'https://notes.example:443/cb?x=1', 'HTTPS://NOTES.EXAMPLE/cb'])('lets a token go to %s', (target) => {
-    expect(onAppOrigin(app, target)).toBe(true);
-  });
+  it.each(['https://notes.example/callback', 'https://notes.example:443/cb?x=1', 'HTTPS://NOTES.EXAMPLE/cb'])(
+    'lets a token go to %s',
+    (target) => {
+      expect(onAppOrigin(app, target)).toBe(true);
+    },
+  );
 
   it.each([
     ['another host', 'https://evil.example/callback'],

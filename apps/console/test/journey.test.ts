@@ -135,7 +135,9 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByRole('link', { name: '← All files' }).click();
 
     // A PDF (printed by the browser itself) previews in a frame.
-    await owner.getByLabel('Choose files to upload').setInputFiles([{ name: 'page.pdf', mimeType: 'application/pdf', buffer: await owner.pdf() }]);
+    await owner
+      .getByLabel('Choose files to upload')
+      .setInputFiles([{ name: 'page.pdf', mimeType: 'application/pdf', buffer: await owner.pdf() }]);
     await owner.getByRole('listitem').filter({ hasText: 'page.pdf' }).getByText('Uploaded').waitFor();
     await owner.getByRole('link', { name: 'page.pdf' }).click();
     await owner.locator('iframe[title="Preview of page.pdf"]').waitFor();
@@ -214,16 +216,13 @@ describeBrowser('web console in Chromium', () => {
       setup: true,
       loginAvailable: true,
     });
-    await eventually(
-      async () => {
-        const count = await owner.evaluate(async () => {
-          const listing = await fetch('/api/v2.6/applications', { headers: { 'X-Auth-Token': sessionStorage.getItem('pds.session') ?? '' } });
-          return ((await listing.json()) as unknown[]).length;
-        });
-        return count > 0 ? true : undefined;
-      },
-      'the app push to reach the instance',
-    );
+    await eventually(async () => {
+      const count = await owner.evaluate(async () => {
+        const listing = await fetch('/api/v2.6/applications', { headers: { 'X-Auth-Token': sessionStorage.getItem('pds.session') ?? '' } });
+        return ((await listing.json()) as unknown[]).length;
+      });
+      return count > 0 ? true : undefined;
+    }, 'the app push to reach the instance');
     // The person starts at the app, in a new browser session: the instance asks them to log in first.
     const visitor = await watch.newPage(await browser.newContext({ viewport: { width: 1280, height: 800 } }));
     await visitor.goto(`${app.origin}/`);
@@ -299,7 +298,10 @@ describeBrowser('web console in Chromium', () => {
     );
     await page.locator('summary', { hasText: 'Search' }).click();
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await eventually(async () => ((await page.evaluate(() => sessionStorage.getItem('pds.session'))) === later ? true : undefined), 'the refreshed token');
+    await eventually(
+      async () => ((await page.evaluate(() => sessionStorage.getItem('pds.session'))) === later ? true : undefined),
+      'the refreshed token',
+    );
   });
 
   it('never hands an app token to an origin other than the app’s own', async () => {

@@ -21,7 +21,9 @@ const page = (host: string, path = '/', accept = HTML) => request(gw.app).get(pa
 
 function cspOf(res: request.Response): Record<string, string> {
   const header = res.headers['content-security-policy'] ?? '';
-  return Object.fromEntries(header.split(/;\s*/).map((directive: string) => [directive.split(' ')[0], directive.split(' ').slice(1).join(' ')]));
+  return Object.fromEntries(
+    header.split(/;\s*/).map((directive: string) => [directive.split(' ')[0], directive.split(' ').slice(1).join(' ')]),
+  );
 }
 
 /** The script of a page: served from /assets, nothing inline. */

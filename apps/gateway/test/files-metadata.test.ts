@@ -24,11 +24,23 @@ async function storedFile(fileId: string) {
 
 describe('editing a file’s details', () => {
   it('replaces the fields given, keeps the others, and moves lastUpdated', async () => {
-    const file = await uploadFile(gw, owner(), { name: 'report.pdf', source: 'test', title: 'Old', description: 'First draft', tags: ['a'] });
+    const file = await uploadFile(gw, owner(), {
+      name: 'report.pdf',
+      source: 'test',
+      title: 'Old',
+      description: 'First draft',
+      tags: ['a'],
+    });
     gw.clock.advance(5);
     const res = await call(gw, 'put', `/file/${file.fileId}`, owner(), { title: 'Annual report', tags: ['work', '2026'] });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ fileId: file.fileId, name: 'report.pdf', title: 'Annual report', description: 'First draft', tags: ['work', '2026'] });
+    expect(res.body).toMatchObject({
+      fileId: file.fileId,
+      name: 'report.pdf',
+      title: 'Annual report',
+      description: 'First draft',
+      tags: ['work', '2026'],
+    });
     expect(Date.parse(res.body.lastUpdated)).toBeGreaterThan(Date.parse(file.lastUpdated as string));
     expect(res.body.permissions).toEqual([{ userId: alice.userId, contentReadable: true }]);
     const row = await storedFile(file.fileId);

@@ -9,7 +9,9 @@ export async function loadApps(): Promise<ConsoleApp[]> {
 }
 
 /** Logo origins this page's CSP allows (the gateway lists them when it serves the page). */
-const allowedLogoOrigins = new Set((document.querySelector<HTMLMetaElement>('meta[name="pds-logo-origins"]')?.content ?? '').split(' ').filter(Boolean));
+const allowedLogoOrigins = new Set(
+  (document.querySelector<HTMLMetaElement>('meta[name="pds-logo-origins"]')?.content ?? '').split(' ').filter(Boolean),
+);
 
 function logoShown(url: string | undefined): url is string {
   if (!url) return false;
@@ -23,7 +25,13 @@ function logoShown(url: string | undefined): url is string {
 
 /** The app's logo; its first letter when the logo's origin arrived after this page loaded (reload shows it). */
 export function AppLogo({ app }: { app: ConsoleApp }) {
-  return logoShown(app.logoUrl) ? <img class="logo" src={app.logoUrl} alt="" width={48} height={48} /> : <span class="logo" aria-hidden="true">{app.name.slice(0, 1)}</span>;
+  return logoShown(app.logoUrl) ? (
+    <img class="logo" src={app.logoUrl} alt="" width={48} height={48} />
+  ) : (
+    <span class="logo" aria-hidden="true">
+      {app.name.slice(0, 1)}
+    </span>
+  );
 }
 
 export function Apps() {
@@ -46,7 +54,9 @@ export function Apps() {
     <section aria-labelledby="apps-title">
       <ScreenTitle>Apps</ScreenTitle>
       <Status {...status} message={status.message ?? (apps ? undefined : 'Loading…')} />
-      {apps && apps.length === 0 ? <p class="muted">No apps yet: apps appear here once the exchange pushes them to this instance.</p> : null}
+      {apps && apps.length === 0 ? (
+        <p class="muted">No apps yet: apps appear here once the exchange pushes them to this instance.</p>
+      ) : null}
       <ul class="cards">
         {(apps ?? []).map((app) => (
           <li key={app.id} class="card">

@@ -37,7 +37,8 @@ function Tables() {
 function columnsOf(records: DataRecord[]): string[] {
   const keys = new Set<string>();
   for (const record of records) {
-    if (record.data && typeof record.data === 'object' && !Array.isArray(record.data)) Object.keys(record.data).forEach((key) => keys.add(key));
+    if (record.data && typeof record.data === 'object' && !Array.isArray(record.data))
+      Object.keys(record.data).forEach((key) => keys.add(key));
   }
   return [...keys].slice(0, 5);
 }
@@ -50,7 +51,8 @@ function Records({ namespace, endpoint }: { namespace: string; endpoint: string 
   const [chosen, setChosen] = useState<DataRecord>();
   const [status, setStatus] = useState<{ message?: string; error?: string }>({});
   const path = `/api/v2.6/data/${encodeURIComponent(namespace)}/${endpoint.split('/').map(encodeURIComponent).join('/')}`;
-  const load = (from = skip) => call<DataRecord[]>(`${path}?skip=${from}&take=${PAGE}`).then(setRecords, (e: unknown) => setStatus({ error: errorText(e) }));
+  const load = (from = skip) =>
+    call<DataRecord[]>(`${path}?skip=${from}&take=${PAGE}`).then(setRecords, (e: unknown) => setStatus({ error: errorText(e) }));
   useEffect(() => void load(), [skip, path]);
 
   const remove = async (record: DataRecord) => {
@@ -74,7 +76,10 @@ function Records({ namespace, endpoint }: { namespace: string; endpoint: string 
       <ScreenTitle>
         {namespace} / {endpoint}
       </ScreenTitle>
-      <Status {...status} message={status.message ?? (records ? `Records ${records.length ? skip + 1 : 0}–${skip + records.length}` : 'Loading…')} />
+      <Status
+        {...status}
+        message={status.message ?? (records ? `Records ${records.length ? skip + 1 : 0}–${skip + records.length}` : 'Loading…')}
+      />
       <table class="records">
         <thead>
           <tr>

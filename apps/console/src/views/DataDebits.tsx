@@ -51,7 +51,7 @@ export function DataDebits() {
             <button type="button" class="link" onClick={() => setChosen(debit)}>
               {debit.dataDebitKey}
             </button>{' '}
-            <span class="muted">{debit.active ?? debit.enabled ? 'active' : 'inactive'}</span>
+            <span class="muted">{(debit.active ?? debit.enabled) ? 'active' : 'inactive'}</span>
           </li>
         ))}
       </ul>

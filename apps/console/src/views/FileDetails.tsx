@@ -41,7 +41,17 @@ function Preview({ file }: { file: FileRecord }) {
   );
 }
 
-function Sharing({ file, users, ownerId, onChange }: { file: FileRecord; users: UserAccount[]; ownerId: string; onChange: (file: FileRecord) => void }) {
+function Sharing({
+  file,
+  users,
+  ownerId,
+  onChange,
+}: {
+  file: FileRecord;
+  users: UserAccount[];
+  ownerId: string;
+  onChange: (file: FileRecord) => void;
+}) {
   const candidates = users.filter((user) => user.kind === 'user');
   const [userId, setUserId] = useState('');
   const [content, setContent] = useState(true);
@@ -66,13 +76,17 @@ function Sharing({ file, users, ownerId, onChange }: { file: FileRecord; users: 
         {(file.permissions ?? [])
           .filter((permission) => permission.userId !== ownerId)
           .map((permission) => (
-          <li key={permission.userId}>
-            {nameOf(permission.userId)}: {permission.contentReadable ? 'details and contents' : 'details only'}{' '}
-            <button type="button" class="secondary" onClick={() => void act(`${FILES}/restrictAccess/${id}/${encodeURIComponent(permission.userId)}`)}>
-              Revoke {nameOf(permission.userId)}
-            </button>
-          </li>
-        ))}
+            <li key={permission.userId}>
+              {nameOf(permission.userId)}: {permission.contentReadable ? 'details and contents' : 'details only'}{' '}
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => void act(`${FILES}/restrictAccess/${id}/${encodeURIComponent(permission.userId)}`)}
+              >
+                Revoke {nameOf(permission.userId)}
+              </button>
+            </li>
+          ))}
       </ul>
       <form
         class="inline"
@@ -111,7 +125,15 @@ function Metadata({ file, onChange }: { file: FileRecord; onChange: (file: FileR
     event.preventDefault();
     try {
       // The whole record's editable fields, as hat-js's updateFileParameters sends them (the name stays).
-      const body = { name: file.name, title, description, tags: tags.split(',').map((t) => t.trim()).filter(Boolean) };
+      const body = {
+        name: file.name,
+        title,
+        description,
+        tags: tags
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean),
+      };
       onChange(await call<FileRecord>(`${FILES}/file/${encodeURIComponent(file.fileId)}`, { method: 'PUT', body }));
       setStatus({ message: 'Saved' });
     } catch (e) {
@@ -198,10 +220,23 @@ export function FileDetails({ fileId, session }: { fileId: string; session: Sess
         ) : null}
         {owner && file.status.status !== 'Deleted' ? (
           <>
-            <button type="button" onClick={() => void change(`${FILES}/${file.contentPublic ? 'restrictAccessPublic' : 'allowAccessPublic'}/${id}`, 'GET', file.contentPublic ? 'Now private' : 'Now public')}>
+            <button
+              type="button"
+              onClick={() =>
+                void change(
+                  `${FILES}/${file.contentPublic ? 'restrictAccessPublic' : 'allowAccessPublic'}/${id}`,
+                  'GET',
+                  file.contentPublic ? 'Now private' : 'Now public',
+                )
+              }
+            >
               {file.contentPublic ? 'Make private' : 'Make public'}
             </button>
-            <button type="button" class="danger" onClick={() => confirm(`Delete ${file.name}?`) && void change(`${FILES}/file/${id}`, 'DELETE', 'Deleted')}>
+            <button
+              type="button"
+              class="danger"
+              onClick={() => confirm(`Delete ${file.name}?`) && void change(`${FILES}/file/${id}`, 'DELETE', 'Deleted')}
+            >
               Delete
             </button>
           </>

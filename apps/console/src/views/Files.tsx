@@ -18,7 +18,10 @@ interface Search {
 const EMPTY: Search = { name: '', source: '', tags: '', title: '', description: '', status: '' };
 
 function template(search: Search) {
-  const tags = search.tags.split(',').map((tag) => tag.trim()).filter(Boolean);
+  const tags = search.tags
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter(Boolean);
   return {
     ...(search.name ? { name: search.name } : {}),
     ...(search.source ? { source: search.source } : {}),
@@ -123,7 +126,9 @@ export function Files() {
             <li key={u.id} class={u.state}>
               <span>{u.name}</span>
               <progress max={1} value={u.progress} aria-label={`Upload of ${u.name}`} />
-              <span>{u.state === 'uploading' ? `${Math.round(u.progress * 100)}%` : u.state === 'done' ? 'Uploaded' : `Failed: ${u.message}`}</span>
+              <span>
+                {u.state === 'uploading' ? `${Math.round(u.progress * 100)}%` : u.state === 'done' ? 'Uploaded' : `Failed: ${u.message}`}
+              </span>
             </li>
           ))}
         </ul>
@@ -144,7 +149,11 @@ export function Files() {
           {field('description', 'Description words')}
           <label>
             Status
-            <select name="status" value={search.status} onChange={(e) => setSearch({ ...search, status: e.currentTarget.value as Search['status'] })}>
+            <select
+              name="status"
+              value={search.status}
+              onChange={(e) => setSearch({ ...search, status: e.currentTarget.value as Search['status'] })}
+            >
               <option value="">New or completed</option>
               <option value="New">New</option>
               <option value="Completed">Completed</option>
@@ -185,7 +194,13 @@ export function Files() {
               <tr key={file.fileId}>
                 <td data-label="Name">
                   <a href={href('files', file.fileId)}>{file.name}</a>
-                  {file.tags?.length ? <span class="tags">{file.tags.map((tag) => <span class="tag">{tag}</span>)}</span> : null}
+                  {file.tags?.length ? (
+                    <span class="tags">
+                      {file.tags.map((tag) => (
+                        <span class="tag">{tag}</span>
+                      ))}
+                    </span>
+                  ) : null}
                 </td>
                 <td data-label="Title">{file.title ?? ''}</td>
                 <td data-label="Status">{file.status.status}</td>

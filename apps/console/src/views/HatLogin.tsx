@@ -33,7 +33,13 @@ export function HatLogin({ query, session }: { query: URLSearchParams; session?:
   }, [name, session?.userId]);
 
   if (!name) return <Status error="This login link names no app." />;
-  if (!session) return <Login heading={`Log in to continue to ${name}`} intro="An app asks to use your personal data store. Log in to see what it asks for." />;
+  if (!session)
+    return (
+      <Login
+        heading={`Log in to continue to ${name}`}
+        intro="An app asks to use your personal data store. Log in to see what it asks for."
+      />
+    );
   if (session.scope !== 'owner') return <Status error="Only the owner of this data store can approve apps." />;
   if (!app) return <Status {...status} message={status.message ?? 'Loading…'} />;
 

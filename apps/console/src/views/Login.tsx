@@ -34,7 +34,14 @@ export function Login({ heading = 'Log in', intro }: { heading?: string; intro?:
         </label>
         <label>
           Password
-          <input name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+          <input
+            name="password"
+            type="password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
         </label>
         <button type="submit" disabled={busy}>
           Log in

@@ -26,7 +26,10 @@ export function Users() {
   const create = (event: Event) => {
     event.preventDefault();
     void run(async () => {
-      await call('/users/user', { method: 'POST', body: { username: form.username, email: form.email || undefined, fullName: form.fullName || undefined, pass: form.password } });
+      await call('/users/user', {
+        method: 'POST',
+        body: { username: form.username, email: form.email || undefined, fullName: form.fullName || undefined, pass: form.password },
+      });
       setForm(EMPTY);
     }, `User ${form.username} created`);
   };
@@ -34,7 +37,14 @@ export function Users() {
   const input = (key: keyof typeof EMPTY, label: string, type: 'text' | 'email' | 'password' = 'text', required = false) => (
     <label>
       {label}
-      <input name={key} type={type as "text"} required={required} autocomplete={type === 'password' ? 'new-password' : 'off'} value={form[key]} onInput={(e) => setForm({ ...form, [key]: e.currentTarget.value })} />
+      <input
+        name={key}
+        type={type as 'text'}
+        required={required}
+        autocomplete={type === 'password' ? 'new-password' : 'off'}
+        value={form[key]}
+        onInput={(e) => setForm({ ...form, [key]: e.currentTarget.value })}
+      />
     </label>
   );
 
@@ -73,11 +83,23 @@ export function Users() {
                     <button
                       type="button"
                       class="secondary"
-                      onClick={() => void run(() => call(`/users/user/${user.userId}/${user.enabled ? 'disable' : 'enable'}`, { method: 'PUT' }), `${user.username} ${user.enabled ? 'disabled' : 'enabled'}`)}
+                      onClick={() =>
+                        void run(
+                          () => call(`/users/user/${user.userId}/${user.enabled ? 'disable' : 'enable'}`, { method: 'PUT' }),
+                          `${user.username} ${user.enabled ? 'disabled' : 'enabled'}`,
+                        )
+                      }
                     >
                       {user.enabled ? 'Disable' : 'Enable'} {user.username}
                     </button>
-                    <button type="button" class="danger" onClick={() => confirm(`Delete ${user.username}?`) && void run(() => call(`/users/user/${user.userId}`, { method: 'DELETE' }), `${user.username} deleted`)}>
+                    <button
+                      type="button"
+                      class="danger"
+                      onClick={() =>
+                        confirm(`Delete ${user.username}?`) &&
+                        void run(() => call(`/users/user/${user.userId}`, { method: 'DELETE' }), `${user.username} deleted`)
+                      }
+                    >
                       Delete {user.username}
                     </button>
                   </div>

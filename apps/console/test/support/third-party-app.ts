@@ -64,7 +64,8 @@ export async function startThirdPartyApp(): Promise<ThirdPartyApp> {
         .hatData()
         .create(appId, 'items', record)
         .then(
-          (saved) => html(200, page('Connected', `<p id="saved">Saved record ${(saved.parsedBody as { recordId?: string })?.recordId ?? ''}</p>`)),
+          (saved) =>
+            html(200, page('Connected', `<p id="saved">Saved record ${(saved.parsedBody as { recordId?: string })?.recordId ?? ''}</p>`)),
           (error: unknown) => html(500, page('Failed', `<p id="failed">${String((error as Error)?.message ?? error)}</p>`)),
         )
         .finally(() => (globalThis.fetch = realFetch));

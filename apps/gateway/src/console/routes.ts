@@ -47,10 +47,14 @@ function consolePage(html: string, logoOrigins: string[]): string {
 function assets(dist: string, csp: string): Router {
   const router = Router();
   const serve = express.static(path.join(dist, 'assets'), { index: false, immutable: true, maxAge: '1y', fallthrough: true });
-  router.use('/assets', (_req, res, next) => {
-    res.setHeader('Content-Security-Policy', csp);
-    next();
-  }, serve);
+  router.use(
+    '/assets',
+    (_req, res, next) => {
+      res.setHeader('Content-Security-Policy', csp);
+      next();
+    },
+    serve,
+  );
   return router;
 }
 
