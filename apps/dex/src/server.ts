@@ -1,7 +1,7 @@
 // Wires dex's real dependencies from the configuration and serves it until `close()`.
 import { Redis } from 'ioredis';
 import type { DexConfig } from '@pds/config';
-import { AdminRepository, CertifiedClusterRepository, createDexDb, databaseChecks, DexKeyRepository, poolUse } from '@pds/db';
+import { AdminRepository, CertifiedClusterRepository, createDexDb, databaseChecks, DexKeyRepository, disconnectOnFailure, poolUse } from '@pds/db';
 import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
 import { appPushProducer, keyFetchProducer, QUEUE_NAMES, queueEvents } from '@pds/queue';
 import { createDexApp } from './app';
@@ -14,6 +14,7 @@ export interface RunningDex extends Stoppable {
 export async function startDex(config: DexConfig, options: { registerWaitMs?: number } = {}): Promise<RunningDex> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'dex' });
   const db = createDexDb(config.DEX_DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
+  await disconnectOnFailure(db, requireReady('dex', databaseChecks('dex', db)));
   // BullMQ needs maxRetriesPerRequest null on connections it blocks on (QueueEvents duplicates this one).
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
@@ -34,7 +35,6 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
 
   let server;
   try {
-    await requireReady('dex', databaseChecks('dex', db));
     // The configured trust roots are seeded on every start; the CLI adds more (and nothing removes these).
     await new CertifiedClusterRepository(db).ensure(config.DEX_CLUSTERS);
     await new AdminRepository(db).ensure(config.DEX_ADMINS);

@@ -2,7 +2,7 @@
 // gateway's database belongs to the gateway's worker.
 import { Redis } from 'ioredis';
 import type { DexWorkerConfig } from '@pds/config';
-import { AppRecordRepository, createDexDb, databaseChecks, DexKeyRepository, poolUse, RegisteredInstanceRepository } from '@pds/db';
+import { AppRecordRepository, createDexDb, databaseChecks, disconnectOnFailure, DexKeyRepository, poolUse, RegisteredInstanceRepository } from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
 import { appPushProducer, closeWorkers, keyFetchProducer, QUEUE_NAMES, runQueue } from '@pds/queue';
 import { openPrivateKey, signingKeys, type SigningKeys } from '@pds/tokens';
@@ -13,6 +13,7 @@ import { requeueUndeliveredPushes } from './jobs/reconcile';
 export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'dex-worker' });
   const db = createDexDb(config.DEX_DATABASE_URL, { max: 3 });
+  await disconnectOnFailure(db, requireReady('dex worker', databaseChecks('dex', db)));
   // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
@@ -46,7 +47,6 @@ export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable
     logger.flush();
   };
   try {
-    await requireReady('dex worker', databaseChecks('dex', db));
     await Promise.all(workers.map((w) => w.waitUntilReady()));
     await requeueUndeliveredPushes(apps, appPush, logger);
     metrics = await startMetrics('dex-worker', config);

@@ -6,6 +6,7 @@ import { FileRepository, InstanceRepository, UserRepository, type GatewayDb } fr
 import { createBaseApp, finishApp, healthRoutes, type Logger, type Metrics } from '@pds/http';
 import { BLOB_ROUTE, LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
+import { LoginService } from './auth/login';
 import { LoginLimiter } from './auth/login-limit';
 import { authenticate } from './auth/middleware';
 import { authRoutes } from './auth/routes';
@@ -13,7 +14,8 @@ import { AuthService } from './auth/service';
 import { applicationsFeature, HttpDexKeySource, type DexKeySource } from './apps';
 import { blobRoutes } from './blobs/routes';
 import { consoleFeature } from './console';
-import { dataFeature } from './data';
+import { instanceCors } from './cors';
+import { dataFeature, debitService } from './data';
 import { FILES_PATH, fileRoutes } from './files/routes';
 import { FileService } from './files/service';
 import { InstanceRegistry } from './instances/registry';
@@ -67,7 +69,8 @@ export function createApp(deps: GatewayDeps): Gateway {
   });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
 
-  const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock);
+  const debits = debitService(db, clock);
+  const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock, debits);
 
   const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE], metrics: deps.metrics?.requests });
   // Before tenancy and auth: probes answer on any Host.
@@ -78,17 +81,19 @@ export function createApp(deps: GatewayDeps): Gateway {
   app.use(signupRoutes(signup, registry, auth));
 
   app.use(resolveTenant(registry));
+  // Before every instance route, blob addresses included: a browser app uploads to them too.
+  app.use(instanceCors(config.CORS_ALLOWED_ORIGINS, apps.origins));
   if (webConsole) app.use(webConsole.instance);
   // The local store's signed addresses carry their own authorisation (S3 serves these itself).
   if (deps.blobStore instanceof LocalBlobStore) app.use(blobRoutes(deps.blobStore));
   // Dex pushes carry a dex service token in X-Auth-Token, which instance authentication would refuse.
   app.use(apps.pushRoutes);
   // The token routes read and judge tokens themselves (validate must say why a token is refused).
-  app.use(authRoutes(auth, limiter));
+  app.use(authRoutes(auth, new LoginService(auth, limiter)));
   app.use(authenticate(auth));
   app.use(userRoutes(new UserService(users)));
   app.use(apps.routes);
-  app.use(dataFeature(db));
+  app.use(dataFeature(db, debits));
   const files = new FileService({
     files: new FileRepository(db),
     users,

@@ -36,7 +36,11 @@ export function callerOf(req: Request): Caller {
 
 /** The caller, who must be the instance owner (own login token, not an app token); 403 otherwise. */
 export function ownerOf(req: Request): Caller {
-  const caller = callerOf(req);
+  return requireOwner(callerOf(req));
+}
+
+/** The caller when it is the instance owner; 403 otherwise (services check this themselves). */
+export function requireOwner(caller: Caller): Caller {
   if (!isOwner(caller)) throw ApiError.forbidden('Only the owner of this instance may do this');
   return caller;
 }

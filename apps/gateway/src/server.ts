@@ -2,7 +2,7 @@
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import type { GatewayConfig } from '@pds/config';
-import { createGatewayDb, databaseChecks, poolUse } from '@pds/db';
+import { createGatewayDb, databaseChecks, disconnectOnFailure, poolUse } from '@pds/db';
 import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
 import { dexRegistrationProducer } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
@@ -17,6 +17,8 @@ export interface RunningGateway extends Stoppable {
 export async function startGateway(config: GatewayConfig): Promise<RunningGateway> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway' });
   const db = createGatewayDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
+  // A missing database or unapplied migrations would turn every request into an error: refuse to start instead.
+  await disconnectOnFailure(db, requireReady('gateway', databaseChecks('gateway', db)));
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
   let metrics: Awaited<ReturnType<typeof startMetrics>>;
@@ -31,8 +33,6 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   let gateway: Gateway;
   let server: Server;
   try {
-    // A missing database or unapplied migrations would turn every request into an error: refuse to start instead.
-    await requireReady('gateway', databaseChecks('gateway', db));
     const blobStore = await createBlobStore(config);
     metrics = await startMetrics('gateway', config);
     metrics?.metrics.pool(() => poolUse(db));

@@ -2,7 +2,7 @@
 // database and blob store only: dex's database and key belong to dex's worker.
 import { Redis } from 'ioredis';
 import type { GatewayWorkerConfig } from '@pds/config';
-import { createGatewayDb, databaseChecks, FileRepository, GatewayDexStateRepository, poolUse } from '@pds/db';
+import { createGatewayDb, databaseChecks, disconnectOnFailure, FileRepository, GatewayDexStateRepository, poolUse } from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
 import { closeWorkers, dexRegistrationProducer, Producer, QUEUE_NAMES, runQueue, scheduleUploadSweep } from '@pds/queue';
 import { createBlobStore, objectKey } from '@pds/storage';
@@ -17,6 +17,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const store = await createBlobStore(config);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway-worker' });
   const db = createGatewayDb(config.DATABASE_URL, { max: 3 });
+  await disconnectOnFailure(db, requireReady('gateway worker', databaseChecks('gateway', db)));
   // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
@@ -47,7 +48,6 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     logger.flush();
   };
   try {
-    await requireReady('gateway worker', databaseChecks('gateway', db));
     await Promise.all(workers.map((w) => w.waitUntilReady()));
     await scheduleUploadSweep(queue, UPLOAD_SWEEP_EVERY_MS);
     await requeuePendingRegistrations(states, registration, logger);

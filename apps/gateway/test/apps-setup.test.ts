@@ -34,8 +34,12 @@ describe('applications before setup', () => {
     expect(res.status).toBe(200);
     expect(res.body.map((a: { application: { id: string } }) => a.application.id)).toEqual(['diary', 'notes']);
     expect(res.body[1]).toEqual({
-      application: expect.objectContaining({ id: 'notes', namespace: 'notes', title: 'The notes app', dataRead: ['calendar', 'fitness/steps'] }),
-      version: 1,
+      application: expect.objectContaining({
+        id: 'notes',
+        kind: { kind: 'App', url: 'https://notes.example/' },
+        info: expect.objectContaining({ version: '1.0.0', name: 'The notes app' }),
+        setup: expect.objectContaining({ kind: 'External', url: 'https://notes.example/', validRedirectUris: ['https://notes.example'] }),
+      }),
       setup: false,
       enabled: false,
       active: false,
@@ -120,14 +124,17 @@ describe('setup, token, disable', () => {
 
   it('a newer pushed version shows needsUpdating until the owner sets it up again, which adopts its grants', async () => {
     await push(gw.app, alice.address, pushToken(gw, dex, alice.address), 'notes', { version: 2, record: appRecord('notes', { dataRead: ['diary'] }) }).expect(200);
-    expect((await as(alice).get('/api/v2.6/applications/notes')).body).toEqual(expect.objectContaining({ version: 2, needsUpdating: true }));
+    const updated = (await as(alice).get('/api/v2.6/applications/notes')).body;
+    expect(updated).toEqual(expect.objectContaining({ needsUpdating: true }));
+    expect(updated.application.info.version).toBe('2.0.0');
     const id = await instanceId(alice);
     const app = await gw.db.application.findUniqueOrThrow({ where: { instanceId_appId: { instanceId: id, appId: 'notes' } } });
     // Consent was for version 1: the grants do not change behind the owner's back.
     expect(await gw.db.dataGrant.count({ where: { instanceId: id, userId: app.userId as string, namespace: 'diary' } })).toBe(0);
 
     const setup = await as(alice).post('/api/v2.6/applications/notes/setup');
-    expect(setup.body).toEqual(expect.objectContaining({ version: 2, needsUpdating: false }));
+    expect(setup.body).toEqual(expect.objectContaining({ needsUpdating: false }));
+    expect(setup.body.application.info.version).toBe('2.0.0');
     const grants = await gw.db.dataGrant.findMany({ where: { instanceId: id, userId: app.userId as string } });
     expect(grants.map((g) => `${g.access} ${g.namespace}/${g.endpoint}`).sort()).toEqual(['read diary/*', 'read notes/*', 'write notes/*']);
   });

@@ -28,6 +28,22 @@ const gatewayMap = z.string().transform((v, ctx) => {
   }
   return map;
 });
+/**
+ * `https://app.example,http://localhost:3000`: exact origins, never "*" (CORS responses allow
+ * credentials, and a wildcard must not go with them).
+ */
+const origins = z.string().transform((v, ctx) => {
+  const out: string[] = [];
+  for (const entry of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const origin = URL.canParse(entry) ? new URL(entry).origin : 'null';
+    if (!/^https?:\/\//.test(origin) || origin !== entry.replace(/\/$/, '').toLowerCase()) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not an http(s) origin such as https://app.example (no "*", no path)` });
+      return z.NEVER;
+    }
+    out.push(origin);
+  }
+  return out;
+});
 
 const masterKey = z.string().transform((text, ctx) => {
   const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
@@ -72,6 +88,9 @@ const base = z.object({
   SIGNED_URL_TTL: seconds.default(300),
   MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(5 * 1024 ** 3),
   UPLOAD_DEADLINE: seconds.default(3600),
+
+  /** Browser origins allowed to call instances (CORS); by default each instance's own apps' origins. */
+  CORS_ALLOWED_ORIGINS: origins.optional(),
 
   LOGIN_RATE_LIMIT: z.coerce.number().int().positive().default(10),
   LOGIN_RATE_WINDOW: seconds.default(60),

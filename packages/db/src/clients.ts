@@ -34,6 +34,16 @@ export function createDexDb(url: string, options: PoolOptions = {}): DexDb {
   return db;
 }
 
+/** Awaits `work`; when it fails, closes the client (its pool) before passing the error on. */
+export async function disconnectOnFailure<T>(db: GatewayDb | DexDb, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    await db.$disconnect();
+    throw error;
+  }
+}
+
 /** Connections of a client's pool: open in total, idle, and callers waiting for one. */
 export function poolUse(db: GatewayDb | DexDb): { total: number; idle: number; waiting: number } {
   const pool = pools.get(db);

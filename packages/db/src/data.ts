@@ -14,24 +14,45 @@ export interface RecordQuery {
   take: number;
 }
 
+export interface TableRow {
+  namespace: string;
+  endpoint: string;
+  data: unknown;
+}
+
+export interface LocatedRecord extends StoredRecord {
+  namespace: string;
+  endpoint: string;
+}
+
+type Sql = Pick<GatewayDb, '$queryRaw'>;
+
+/**
+ * Inserts rows in one statement (all or nothing), in array order: `seq` follows the ordinality.
+ * Takes a client or a transaction, so a batch can add its links in the same transaction.
+ */
+export async function insertRows(db: Sql, instanceId: string, userId: string, rows: TableRow[]): Promise<LocatedRecord[]> {
+  return db.$queryRaw<LocatedRecord[]>`
+    WITH inserted AS (
+      INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "userId")
+      SELECT ${instanceId}::uuid, gen_random_uuid(), t.r->>'namespace', t.r->>'endpoint', t.r->'data', ${userId}::uuid
+      FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS t(r, n)
+      ORDER BY t.n
+      RETURNING "recordId"::text AS "recordId", "namespace", "endpoint", "data", "seq"
+    )
+    SELECT "recordId", "namespace", "endpoint", "data" FROM inserted ORDER BY "seq"`;
+}
+
 /** Records of the data tables. Every method takes the instance id first. */
 export class DataRecordRepository {
   constructor(private readonly db: GatewayDb) {}
 
   /**
-   * Inserts the records in one statement, so an array is stored all or nothing, in array order
-   * (`seq` follows the ordinality). Returns them in that order.
+   * Inserts the records in one statement, so an array is stored all or nothing, in array order.
+   * `userId` is the account that writes them: by id, only it (or the owner) may change them later.
    */
-  async insert(instanceId: string, namespace: string, endpoint: string, records: unknown[]): Promise<StoredRecord[]> {
-    const rows = await this.db.$queryRaw<(StoredRecord & { n: bigint })[]>`
-      WITH inserted AS (
-        INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data")
-        SELECT ${instanceId}::uuid, gen_random_uuid(), ${namespace}, ${endpoint}, t.d
-        FROM jsonb_array_elements(${JSON.stringify(records)}::jsonb) WITH ORDINALITY AS t(d, n)
-        ORDER BY t.n
-        RETURNING "recordId"::text AS "recordId", "data", "seq"
-      )
-      SELECT "recordId", "data", "seq" AS n FROM inserted ORDER BY "seq"`;
+  async insert(instanceId: string, userId: string, namespace: string, endpoint: string, records: unknown[]): Promise<StoredRecord[]> {
+    const rows = await insertRows(this.db, instanceId, userId, records.map((data) => ({ namespace, endpoint, data })));
     return rows.map(({ recordId, data }) => ({ recordId, data }));
   }
 
@@ -80,26 +101,5 @@ export class DataGrantRepository {
   async revoke(instanceId: string, grant: GrantKey): Promise<boolean> {
     const { count } = await this.db.dataGrant.deleteMany({ where: { instanceId, ...grant } });
     return count > 0;
-  }
-}
-
-/** The owner's overview of the data tables, and removal of chosen records (the data browser). */
-export class DataTableRepository {
-  constructor(private readonly db: GatewayDb) {}
-
-  /** Each namespace's endpoints that hold records, in name order. */
-  async sources(instanceId: string): Promise<Record<string, string[]>> {
-    const rows = await this.db.$queryRaw<{ namespace: string; endpoint: string }[]>`
-      SELECT DISTINCT "namespace", "endpoint" FROM "DataRecord"
-      WHERE "instanceId" = ${instanceId}::uuid ORDER BY "namespace", "endpoint"`;
-    const sources: Record<string, string[]> = {};
-    for (const { namespace, endpoint } of rows) (sources[namespace] ??= []).push(endpoint);
-    return sources;
-  }
-
-  /** The number of records removed; ids of other instances or unknown ids remove nothing. */
-  async deleteRecords(instanceId: string, recordIds: string[]): Promise<number> {
-    const { count } = await this.db.dataRecord.deleteMany({ where: { instanceId, recordId: { in: recordIds } } });
-    return count;
   }
 }

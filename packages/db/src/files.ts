@@ -52,6 +52,14 @@ export interface AbandonedUpload {
 type Db = GatewayDb | Prisma.TransactionClient;
 const withPermissions = { permissions: { orderBy: { userId: 'asc' } } } as const;
 
+/** What PUT /files/file/:fileId replaces: absent title or description clear it. */
+export interface FileMetadata {
+  name: string;
+  tags: string[];
+  title: string | null;
+  description: string | null;
+}
+
 export class FileRepository {
   constructor(private readonly db: GatewayDb) {}
 
@@ -108,20 +116,9 @@ export class FileRepository {
     return this.updateWhere(instanceId, fileId, {}, { contentPublic, lastUpdated: now });
   }
 
-  /** Replaces the given metadata fields (an empty title or description clears it); null when the file is missing. */
-  updateMetadata(
-    instanceId: string,
-    fileId: string,
-    changes: { title?: string; description?: string; tags?: string[] },
-    now: Date,
-  ): Promise<FileRecord | null> {
-    const cleared = (text: string | undefined) => (text === undefined ? undefined : text || null);
-    return this.updateWhere(instanceId, fileId, {}, {
-      title: cleared(changes.title),
-      description: cleared(changes.description),
-      tags: changes.tags,
-      lastUpdated: now,
-    });
+  /** Replaces the descriptive metadata (the fileId stays); null when the file is missing. */
+  updateMetadata(instanceId: string, fileId: string, metadata: FileMetadata, now: Date): Promise<FileRecord | null> {
+    return this.updateWhere(instanceId, fileId, {}, { ...metadata, lastUpdated: now });
   }
 
   /** Grants (or changes) one user's permission on one file; null when the file is missing. */

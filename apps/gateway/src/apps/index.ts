@@ -1,9 +1,11 @@
 // Wiring of the apps feature: the dex push receiver, the owner's routes, and the app-token guard.
 import type { Router } from 'express';
-import { ApplicationRepository, UserRepository, type GatewayDb } from '@pds/db';
+import { ApplicationRepository, DataChangeRepository, UserRepository, type GatewayDb } from '@pds/db';
+import type { DebitService } from '../data/debits';
 import type { AuthService } from '../auth/service';
 import type { Clock } from '@pds/tokens';
 import type { DexKeySource } from './dex-keys';
+import { DexPushService } from './dex-push';
 import { dexPushRoutes } from './dex-routes';
 import { enabledAppGuard } from './guard';
 import { applicationRoutes } from './routes';
@@ -11,11 +13,19 @@ import { ApplicationService } from './service';
 
 export { HttpDexKeySource, staticDexKey, type DexKeySource } from './dex-keys';
 
-export function applicationsFeature(db: GatewayDb, auth: AuthService, dexKeys: DexKeySource, clock: Clock): { pushRoutes: Router; routes: Router } {
+export function applicationsFeature(
+  db: GatewayDb,
+  auth: AuthService,
+  dexKeys: DexKeySource,
+  clock: Clock,
+  debits: DebitService,
+): { pushRoutes: Router; routes: Router; origins: (instanceId: string) => Promise<string[]> } {
   const apps = new ApplicationRepository(db);
   auth.addGuard(enabledAppGuard(apps));
+  const service = new ApplicationService(apps, new UserRepository(db), debits, new DataChangeRepository(db));
   return {
-    pushRoutes: dexPushRoutes(apps, dexKeys, clock),
-    routes: applicationRoutes(new ApplicationService(apps, new UserRepository(db)), auth),
+    pushRoutes: dexPushRoutes(new DexPushService(apps, dexKeys, clock)),
+    routes: applicationRoutes(service, auth),
+    origins: (instanceId) => service.origins(instanceId),
   };
 }

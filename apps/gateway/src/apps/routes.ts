@@ -1,8 +1,9 @@
 import { Router } from 'express';
-import { ApiError } from '@pds/http';
+import { z } from 'zod';
+import { ApiError, parseInput } from '@pds/http';
 import type { AuthService } from '../auth/service';
 import { callerOf, isOwner, ownerOf, tenantOf } from '../context';
-import { applicationView, type ApplicationService } from './service';
+import type { ApplicationService } from './service';
 
 const BASE = '/api/v2.6/applications';
 
@@ -12,7 +13,7 @@ export function applicationRoutes(apps: ApplicationService, auth: AuthService): 
 
   router.get(BASE, async (req, res) => {
     ownerOf(req);
-    res.json((await apps.list(tenantOf(req).instance.id)).map(applicationView));
+    res.json(await apps.list(tenantOf(req).instance.id));
   });
 
   // The owner, or the app itself (an app may ask whether it is still enabled).
@@ -20,17 +21,20 @@ export function applicationRoutes(apps: ApplicationService, auth: AuthService): 
     const caller = callerOf(req);
     const appId = req.params.appId as string;
     if (!isOwner(caller) && caller.claims.application !== appId) throw ApiError.forbidden();
-    res.json(applicationView(await apps.get(tenantOf(req).instance.id, appId)));
+    const instanceId = tenantOf(req).instance.id;
+    res.json(await apps.status(instanceId, await apps.get(instanceId, appId)));
   });
 
   for (const method of ['get', 'post'] as const) {
     router[method](`${BASE}/:appId/setup`, async (req, res) => {
       ownerOf(req);
-      res.json(applicationView(await apps.setUp(tenantOf(req).instance.id, req.params.appId as string)));
+      const instanceId = tenantOf(req).instance.id;
+      res.json(await apps.status(instanceId, await apps.setUp(instanceId, req.params.appId as string)));
     });
     router[method](`${BASE}/:appId/disable`, async (req, res) => {
       ownerOf(req);
-      res.json(applicationView(await apps.disable(tenantOf(req).instance.id, req.params.appId as string)));
+      const instanceId = tenantOf(req).instance.id;
+      res.json(await apps.status(instanceId, await apps.disable(instanceId, req.params.appId as string)));
     });
   }
 
@@ -42,6 +46,19 @@ export function applicationRoutes(apps: ApplicationService, auth: AuthService): 
     // In the body only: the X-Auth-Token header carries the owner's own refreshed session.
     const accessToken = auth.issue(tenant, user, { application: appId });
     res.json({ accessToken, userId: user.id });
+  });
+
+  // The login page's last step: the app token and the address to send it to, refused for a redirect
+  // outside the app's own origins (the page must not hand a token to whoever wrote the link).
+  router.get(`${BASE}/:appId/hatlogin`, async (req, res) => {
+    ownerOf(req);
+    const tenant = tenantOf(req);
+    const appId = req.params.appId as string;
+    const { redirect } = parseInput(z.object({ redirect: z.string().min(1).max(4096) }), req.query, 'query');
+    const login = await apps.loginRedirect(tenant.instance.id, appId, redirect);
+    const accessToken = auth.issue(tenant, login.user, { application: appId });
+    login.redirect.searchParams.set('token', accessToken);
+    res.json({ accessToken, userId: login.user.id, redirect: login.redirect.toString() });
   });
 
   return router;

@@ -1,7 +1,9 @@
 // Apps on an instance: what dex pushed, and the owner's setup, disabling and app tokens.
 import type { AppRecord } from '@pds/app-record';
-import type { Application, ApplicationRepository, GrantSpec, User, UserRepository } from '@pds/db';
+import type { Application, ApplicationRepository, DataChangeRepository, GrantSpec, User, UserRepository } from '@pds/db';
 import { ApiError } from '@pds/http';
+import { appDebitKey, appBundle, type DebitService } from '../data/debits';
+import { appOrigins, hatApplication, type HatApplication } from './hat-application';
 
 /**
  * An app's account name. ":" cannot occur in usernames the owner creates (users/service.ts), so an
@@ -22,27 +24,31 @@ export function grantsFor(record: AppRecord): GrantSpec[] {
   return [...own, ...declared];
 }
 
-/** The status object, shaped like the original's HatApplication so its clients read it. */
-export function applicationView(app: Application) {
-  return {
-    application: app.record as AppRecord,
-    version: app.version,
-    setup: app.setup,
-    enabled: app.enabled,
-    // The original also ran an external status check here; apps on this cluster have none.
-    active: app.enabled,
-    ...(app.setup ? { needsUpdating: app.setupVersion !== null && app.version > app.setupVersion } : {}),
-  };
-}
-
 export class ApplicationService {
   constructor(
     private readonly apps: ApplicationRepository,
     private readonly users: UserRepository,
+    private readonly debits: DebitService,
+    private readonly records: DataChangeRepository,
   ) {}
 
-  list(instanceId: string): Promise<Application[]> {
-    return this.apps.list(instanceId);
+  async list(instanceId: string): Promise<HatApplication[]> {
+    return Promise.all((await this.apps.list(instanceId)).map((app) => this.status(instanceId, app)));
+  }
+
+  /** The origins of the apps pushed to this instance: CORS allows them by default. */
+  async origins(instanceId: string): Promise<string[]> {
+    return [...new Set((await this.apps.list(instanceId)).flatMap((app) => appOrigins(app.record as AppRecord)))];
+  }
+
+  /** The app in HAT's shape, with its state computed now: its debit and its newest data. */
+  async status(instanceId: string, app: Application): Promise<HatApplication> {
+    const record = app.record as AppRecord;
+    const [debitActive, mostRecentData] = await Promise.all([
+      appBundle(record) && app.enabled ? this.debits.isActive(instanceId, appDebitKey(record.id)) : Promise.resolve(true),
+      this.records.newestIn(instanceId, record.namespace),
+    ]);
+    return hatApplication(app, { debitActive, mostRecentData });
   }
 
   async get(instanceId: string, appId: string): Promise<Application> {
@@ -57,11 +63,33 @@ export class ApplicationService {
       version: app.version,
       grants: grantsFor(app.record as AppRecord),
     });
-    return found(appId, result?.application ?? null);
+    const application = found(appId, result?.application ?? null);
+    await this.debits.enableAppDebit(instanceId, app.record as AppRecord, application.userId as string);
+    return application;
   }
 
   async disable(instanceId: string, appId: string): Promise<Application> {
-    return found(appId, await this.apps.setEnabled(instanceId, appId, false));
+    const app = found(appId, await this.apps.setEnabled(instanceId, appId, false));
+    await this.debits.disableAppDebit(instanceId, appId);
+    return app;
+  }
+
+  /**
+   * For the owner's login page (`#/hatlogin`): the app's token, only when `redirect` lies on one of
+   * the app's own origins, so a link naming a foreign redirect cannot carry the token away.
+   */
+  async loginRedirect(instanceId: string, appId: string, redirect: string): Promise<{ user: User; redirect: URL }> {
+    const app = await this.get(instanceId, appId);
+    let target: URL;
+    try {
+      target = new URL(redirect);
+    } catch {
+      throw ApiError.badRequest('redirect: must be an absolute URL');
+    }
+    if (!appOrigins(app.record as AppRecord).includes(target.origin)) {
+      throw ApiError.badRequest(`redirect: ${target.origin} is not an origin of application ${appId}`);
+    }
+    return { user: await this.tokenAccount(instanceId, appId), redirect: target };
   }
 
   /** The account an app token is issued to: only for an app that is set up and enabled. */

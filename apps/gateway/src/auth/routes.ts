@@ -3,7 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import { ApiError } from '@pds/http';
 import { publicKeyPem, TokenRefused } from '@pds/tokens';
 import { tenantOf } from '../context';
-import type { LoginLimiter } from './login-limit';
+import type { LoginService } from './login';
 import { requestToken } from './middleware';
 import type { AuthService } from './service';
 
@@ -22,18 +22,14 @@ function first(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-export function authRoutes(auth: AuthService, limiter: LoginLimiter): Router {
+export function authRoutes(auth: AuthService, logins: LoginService): Router {
   const router = Router();
 
   async function login(req: Request, res: Response, username: string | undefined, password: string | undefined) {
-    if (!username || !password) throw ApiError.notAuthenticated('Credentials required', { cause: 'No username or password provided to retrieve token' });
-    const tenant = tenantOf(req);
-    await limiter.consume(tenant.instance.id, req.ip ?? 'unknown');
-    const user = await auth.checkCredentials(tenant, decodeCredential(username), decodeCredential(password));
-    if (!user) throw ApiError.notAuthenticated();
-    const accessToken = auth.issue(tenant, user);
-    res.setHeader('X-Auth-Token', accessToken);
-    res.json({ accessToken, userId: user.id });
+    const credentials = { username: username && decodeCredential(username), password: password && decodeCredential(password) };
+    const result = await logins.login(tenantOf(req), { ip: req.ip ?? 'unknown' }, credentials);
+    res.setHeader('X-Auth-Token', result.accessToken);
+    res.json(result);
   }
 
   const tokenByHeaders = (req: Request, res: Response) =>

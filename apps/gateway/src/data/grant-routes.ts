@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { DataGrant, DataGrantRepository, UserRepository } from '@pds/db';
-import { ApiError, parseInput } from '@pds/http';
-import { ownerOf, tenantOf } from '../context';
+import { parseInput } from '@pds/http';
+import { callerOf, tenantOf } from '../context';
+import type { DataGrantService } from './grants';
 import { ENDPOINT, NAMESPACE } from './input';
 
 const grantSchema = z.object({
@@ -12,41 +12,21 @@ const grantSchema = z.object({
   access: z.enum(['read', 'write']),
 });
 
-const grantView = ({ userId, namespace, endpoint, access }: DataGrant) => ({ userId, namespace, endpoint, access });
-
-/**
- * Owner-only: which tables a plain user account may read or write. Apps' permission sets come from
- * their setup and are not edited here, so an app's write access stays its own namespace.
- */
-export function dataGrantRoutes(grants: DataGrantRepository, users: UserRepository): Router {
+/** Owner-only: which tables a plain user account may read or write (see grants.ts). */
+export function dataGrantRoutes(grants: DataGrantService): Router {
   const router = Router();
 
-  async function plainUser(instanceId: string, userId: string): Promise<void> {
-    const user = await users.findById(instanceId, userId);
-    if (!user) throw ApiError.notFound(`User ${userId} not found`);
-    if (user.kind !== 'user') throw ApiError.badRequest(`userId: data grants are for plain user accounts, not ${user.kind} accounts`);
-  }
-
   router.get('/api/v2.6/data-grants', async (req, res) => {
-    ownerOf(req);
-    const { userId } = parseInput(z.object({ userId: z.uuid() }), req.query, 'query');
-    res.json((await grants.listFor(tenantOf(req).instance.id, userId)).map(grantView));
+    const input = parseInput(z.object({ userId: z.uuid() }), req.query, 'query');
+    res.json(await grants.list(tenantOf(req), callerOf(req), input));
   });
 
   router.post('/api/v2.6/data-grants', async (req, res) => {
-    ownerOf(req);
-    const instanceId = tenantOf(req).instance.id;
-    const grant = parseInput(grantSchema, req.body ?? {});
-    await plainUser(instanceId, grant.userId);
-    await grants.grant(instanceId, grant);
-    res.status(201).json(grant);
+    res.status(201).json(await grants.grant(tenantOf(req), callerOf(req), parseInput(grantSchema, req.body ?? {})));
   });
 
   router.delete('/api/v2.6/data-grants', async (req, res) => {
-    ownerOf(req);
-    const grant = parseInput(grantSchema, req.body ?? {});
-    if (!(await grants.revoke(tenantOf(req).instance.id, grant))) throw ApiError.notFound('No such data grant');
-    res.json({ message: 'Data grant revoked', ...grant });
+    res.json(await grants.revoke(tenantOf(req), callerOf(req), parseInput(grantSchema, req.body ?? {})));
   });
 
   return router;

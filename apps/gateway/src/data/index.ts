@@ -1,17 +1,27 @@
-// Wiring of the data tables and the owner's grants of them.
+// Wiring of the data tables, the owner's grants of them, bundles and data debits.
 import { Router } from 'express';
-import { DataGrantRepository, DataRecordRepository, DataTableRepository, UserRepository, type GatewayDb } from '@pds/db';
+import { DataBundleRepository, DataChangeRepository, DataDebitRepository, DataGrantRepository, DataRecordRepository, UserRepository, type GatewayDb } from '@pds/db';
+import type { Clock } from '@pds/tokens';
 import { DataAccessPolicy } from './access';
-import { dataBrowseRoutes } from './browse-routes';
+import { DebitService } from './debits';
+import { debitRoutes } from './debit-routes';
 import { dataGrantRoutes } from './grant-routes';
+import { DataGrantService } from './grants';
 import { dataRoutes } from './routes';
 import { DataService } from './service';
 
-export function dataFeature(db: GatewayDb): Router {
+export { DebitService } from './debits';
+
+export function dataFeature(db: GatewayDb, debits: DebitService): Router {
   const grants = new DataGrantRepository(db);
+  const access = new DataAccessPolicy(grants);
   const router = Router();
-  router.use(dataRoutes(new DataService(new DataRecordRepository(db), new DataAccessPolicy(grants))));
-  router.use(dataGrantRoutes(grants, new UserRepository(db)));
-  router.use(dataBrowseRoutes(new DataTableRepository(db)));
+  router.use(dataRoutes(new DataService(new DataRecordRepository(db), new DataChangeRepository(db), access)));
+  router.use(dataGrantRoutes(new DataGrantService(grants, new UserRepository(db))));
+  router.use(debitRoutes(debits, access));
   return router;
+}
+
+export function debitService(db: GatewayDb, clock: Clock): DebitService {
+  return new DebitService(new DataBundleRepository(db), new DataDebitRepository(db), new UserRepository(db), clock);
 }

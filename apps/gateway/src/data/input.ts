@@ -39,21 +39,100 @@ export function parseListQuery(query: unknown) {
 
 /**
  * A POST body: one JSON object, or a non-empty array of them. Each record is bounded in size and depth,
- * and may not hold NUL characters, which jsonb cannot store.
+ * and may not hold NUL characters, which jsonb cannot store. With `skipErrors` (the original's
+ * `?skipErrors=true`) records that fail are left out instead of failing the whole body.
  */
-export function parseRecords(body: unknown): { records: object[]; single: boolean } {
+export function parseRecords(body: unknown, skipErrors = false): { records: object[]; single: boolean } {
   const single = !Array.isArray(body);
   const records: unknown[] = single ? [body] : body;
   if (records.length === 0) throw ApiError.badRequest('body: must be a JSON object or a non-empty array of objects');
   if (records.length > MAX_RECORDS_PER_REQUEST) throw ApiError.badRequest(`body: at most ${MAX_RECORDS_PER_REQUEST} records per request`);
+  const kept: object[] = [];
   records.forEach((record, i) => {
-    const field = single ? 'body' : `body[${i}]`;
-    if (typeof record !== 'object' || record === null || Array.isArray(record)) throw ApiError.badRequest(`${field}: must be a JSON object`);
-    if (Buffer.byteLength(JSON.stringify(record)) > MAX_RECORD_BYTES) throw ApiError.tooLarge(`${field}: a record may be at most ${MAX_RECORD_BYTES} bytes`);
-    const problem = storable(record, 1);
-    if (problem) throw ApiError.badRequest(`${field}: ${problem}`);
+    try {
+      kept.push(parseRecord(record, single ? 'body' : `body[${i}]`));
+    } catch (error) {
+      if (!skipErrors) throw error;
+    }
   });
-  return { records: records as object[], single };
+  return { records: kept, single };
+}
+
+/** One record's data: a JSON object within the size and depth bounds. */
+export function parseRecord(record: unknown, field: string): object {
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw ApiError.badRequest(`${field}: must be a JSON object`);
+  if (Buffer.byteLength(JSON.stringify(record)) > MAX_RECORD_BYTES) throw ApiError.tooLarge(`${field}: a record may be at most ${MAX_RECORD_BYTES} bytes`);
+  requireStorable(record, field);
+  return record;
+}
+
+const recordId = z.uuid('must be a record id (UUID)');
+
+/**
+ * `?records=a&records=b` (the original's form) or `?records=a,b` (what hat-js sends): distinct ids,
+ * at most MAX_RECORDS_PER_REQUEST.
+ */
+export function parseRecordIds(query: unknown): string[] {
+  const { records } = parseInput(z.object({ records: z.union([z.string(), z.array(z.string()).max(MAX_RECORDS_PER_REQUEST)]) }), query, 'query');
+  const ids = (Array.isArray(records) ? records : [records]).flatMap((value) => value.split(','));
+  const parsed = parseInput(z.array(recordId).min(1).max(MAX_RECORDS_PER_REQUEST), ids, 'records');
+  return [...new Set(parsed)];
+}
+
+/** `namespace/endpoint`, as records name their table; a problem is reported under `field`. */
+export function parseTablePath(path: string, field: string): Table {
+  const slash = path.indexOf('/');
+  const parsed = tableSchema.safeParse({ namespace: path.slice(0, slash < 0 ? path.length : slash), endpoint: slash < 0 ? '' : path.slice(slash + 1) });
+  if (!parsed.success) throw ApiError.badRequest(`${field}: must be namespace/endpoint (${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')})`);
+  return parsed.data;
+}
+
+const updateSchema = z
+  .array(z.object({ recordId, data: z.unknown() }).loose())
+  .min(1, 'must be a non-empty array of records')
+  .max(MAX_RECORDS_PER_REQUEST)
+  .refine((changes) => new Set(changes.map((c) => c.recordId)).size === changes.length, 'names a record twice');
+
+/** PUT /data: records `{ recordId, data }` (other fields such as endpoint are ignored). */
+export function parseUpdates(body: unknown): { recordId: string; data: object }[] {
+  return parseInput(updateSchema, body).map((change, i) => ({ recordId: change.recordId, data: parseRecord(change.data, `body[${i}].data`) }));
+}
+
+const MAX_LINKS = 100;
+const batchItem = z.object({ endpoint: z.string().max(580), data: z.unknown() }).loose();
+const batchSchema = z
+  .array(batchItem.extend({ links: z.array(batchItem).max(MAX_LINKS).optional() }))
+  .min(1, 'must be a non-empty array of records')
+  .max(MAX_RECORDS_PER_REQUEST);
+
+export interface BatchInput {
+  table: Table;
+  data: object;
+  links: { table: Table; data: object }[];
+}
+
+/** POST /data-batch: records `{ endpoint: "namespace/endpoint", data, links? }`. */
+export function parseBatch(body: unknown): BatchInput[] {
+  const items = parseInput(batchSchema, body);
+  let total = 0;
+  return items.map((item, i) => {
+    total += 1 + (item.links?.length ?? 0);
+    if (total > MAX_RECORDS_PER_REQUEST) throw ApiError.badRequest(`body: at most ${MAX_RECORDS_PER_REQUEST} records, links included`);
+    return {
+      table: parseTablePath(item.endpoint, `body[${i}].endpoint`),
+      data: parseRecord(item.data, `body[${i}].data`),
+      links: (item.links ?? []).map((link, j) => ({
+        table: parseTablePath(link.endpoint, `body[${i}].links[${j}].endpoint`),
+        data: parseRecord(link.data, `body[${i}].links[${j}].data`),
+      })),
+    };
+  });
+}
+
+/** Any JSON body stored as jsonb or text (bundles, debit terms): no NUL characters, bounded depth. */
+export function requireStorable(value: unknown, field: string): void {
+  const problem = storable(value, 1);
+  if (problem) throw ApiError.badRequest(`${field}: ${problem}`);
 }
 
 function storable(value: unknown, depth: number): string | null {

@@ -57,6 +57,17 @@ export function requireManageable(viewer: Viewer, file: FileRecord | null, fileI
   return visible;
 }
 
+/**
+ * The file, if the caller may change its name, tags, title and description: the owner, and the
+ * account that uploaded it while it can still see it. 404 when it cannot see it, 403 when it only sees it.
+ */
+export function requireEditable(viewer: Viewer, file: FileRecord | null, fileId: string): FileRecord {
+  const visible = requireVisible(viewer, file, fileId);
+  const uploader = viewer.kind === 'account' && visible.uploaderId === viewer.userId;
+  if (viewer.kind !== 'owner' && !uploader) throw ApiError.forbidden("Only the owner or the file's uploader may change its metadata");
+  return visible;
+}
+
 /** The file, if its content may be served to the caller (public, or content rights) and it is Completed. */
 export function requireContent(viewer: Viewer, file: FileRecord | null, fileId: string): FileRecord {
   if (!file || !contentReadable(viewer, file)) throw fileNotFound(fileId);

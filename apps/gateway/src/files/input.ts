@@ -46,6 +46,19 @@ export const uploadSchema = z
     dateCreated: u.dateCreated ?? undefined,
   }));
 
+/**
+ * PUT /files/file/:fileId: the metadata as hat-js sends it (its FileMetadataReq). Name, tags, title
+ * and description replace the stored ones (absent ones clear them, as the original); the rest is ignored.
+ */
+export const metadataSchema = z
+  .object({
+    name: limited(1024).min(1, 'is required'),
+    tags: tags.nullish(),
+    title: limited(1024).nullish(),
+    description: limited(16 * 1024).nullish(),
+  })
+  .transform((m) => ({ name: m.name, tags: m.tags ?? [], title: m.title ?? null, description: m.description ?? null }));
+
 /** A file template (search, bulk grants): "" and null mean "any" (CONTRACT §2). */
 export const templateSchema = z
   .object({
@@ -66,17 +79,6 @@ export const templateSchema = z
     description: t.description ?? undefined,
     status: t.status?.status,
   }));
-
-/**
- * Metadata changes (`PUT /files/file/:fileId`): the fields given replace the stored ones, absent
- * fields stay; an empty title or description clears it. Name and source stay: the fileId derives from them.
- */
-export const metadataSchema = z.object({
-  title: limited(1024).optional(),
-  description: limited(16 * 1024).optional(),
-  tags: tags.optional(),
-});
-export type MetadataChanges = z.output<typeof metadataSchema>;
 
 const queryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
 

@@ -28,10 +28,10 @@ export function fileRoutes(files: FileService): Router {
     res.json(await files.get(tenantOf(req), authenticated(req), param(req, 'fileId')));
   });
 
+  // The path names the file (the original took the id from the body and judged access by it).
   router.put('/file/:fileId', async (req, res) => {
     const viewer = authenticated(req);
-    const changes = parseInput(metadataSchema, req.body ?? {});
-    res.json(await files.updateMetadata(tenantOf(req), viewer, param(req, 'fileId'), changes));
+    res.json(await files.updateMetadata(tenantOf(req), viewer, param(req, 'fileId'), parseInput(metadataSchema, req.body ?? {})));
   });
 
   router.delete('/file/:fileId', async (req, res) => {

@@ -1,7 +1,7 @@
 // The rules of the Files API (CONTRACT §2): states, ids, signed addresses. Who may do what is asked
 // of access.ts; every query goes through the tenant-scoped FileRepository.
 import { z } from 'zod';
-import type { FileRecord, FileRepository, FileTemplate, Page, UserRepository } from '@pds/db';
+import type { FileMetadata, FileRecord, FileRepository, FileTemplate, Page, UserRepository } from '@pds/db';
 import { ApiError } from '@pds/http';
 import { objectKey, type BlobStore } from '@pds/storage';
 import type { Clock } from '@pds/tokens';
@@ -10,6 +10,7 @@ import {
   contentReadable,
   fileNotFound,
   requireContent,
+  requireEditable,
   requireManageable,
   requireOwner,
   requireVisible,
@@ -17,7 +18,6 @@ import {
   showsPermissions,
   type Viewer,
 } from './access';
-import type { MetadataChanges } from './input';
 import { fileIdStem } from './slug';
 import { fileJson, type FileJson } from './view';
 
@@ -94,17 +94,16 @@ export class FileService {
     return this.present(tenant, viewer, deleted);
   }
 
-  async setPublic(tenant: ResolvedInstance, viewer: Viewer, fileId: string, contentPublic: boolean): Promise<FileJson> {
-    requireManageable(viewer, await this.find(tenant, fileId), fileId);
-    const updated = await this.deps.files.setPublic(tenant.instance.id, fileId, contentPublic, this.deps.clock());
+  async updateMetadata(tenant: ResolvedInstance, viewer: Viewer, fileId: string, metadata: FileMetadata): Promise<FileJson> {
+    requireEditable(viewer, await this.find(tenant, fileId), fileId);
+    const updated = await this.deps.files.updateMetadata(tenant.instance.id, fileId, metadata, this.deps.clock());
     if (!updated) throw fileNotFound(fileId);
     return this.present(tenant, viewer, updated);
   }
 
-  /** Owner only, like the other changes (the original let anyone who claimed a permission in the body edit). */
-  async updateMetadata(tenant: ResolvedInstance, viewer: Viewer, fileId: string, changes: MetadataChanges): Promise<FileJson> {
+  async setPublic(tenant: ResolvedInstance, viewer: Viewer, fileId: string, contentPublic: boolean): Promise<FileJson> {
     requireManageable(viewer, await this.find(tenant, fileId), fileId);
-    const updated = await this.deps.files.updateMetadata(tenant.instance.id, fileId, changes, this.deps.clock());
+    const updated = await this.deps.files.setPublic(tenant.instance.id, fileId, contentPublic, this.deps.clock());
     if (!updated) throw fileNotFound(fileId);
     return this.present(tenant, viewer, updated);
   }

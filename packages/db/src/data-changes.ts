@@ -1,0 +1,144 @@
+// Changes to data records by id (update, delete, batches across tables, links) and the questions
+// asked about the tables as a whole (their names, an app's newest record).
+import type { GatewayDb } from './clients';
+import { insertRows, type LocatedRecord, type TableRow } from './data';
+import type { Prisma } from './generated/gateway/client';
+
+/** A record with the account that wrote it (null for records older than that column). */
+export interface OwnedRecord extends LocatedRecord {
+  userId: string | null;
+}
+
+/** A row of a batch: a record and the records to store linked to it. */
+export interface BatchRow extends TableRow {
+  links: TableRow[];
+}
+
+export interface LinkedRecord extends LocatedRecord {
+  links: LocatedRecord[];
+}
+
+type Tx = Prisma.TransactionClient;
+
+/** Decides, with the records locked, whether the change may go ahead; throws to refuse it. */
+export type ChangeCheck = (found: OwnedRecord[]) => Promise<void> | void;
+
+export class DataChangeRepository {
+  constructor(private readonly db: GatewayDb) {}
+
+  /** The records with these ids (any that exist), with their writer. */
+  find(instanceId: string, recordIds: string[]): Promise<OwnedRecord[]> {
+    return selectOwned(this.db, instanceId, recordIds, false);
+  }
+
+  /**
+   * Replaces the data of the records, all or none: they are locked, `check` judges them, then one
+   * statement updates them all. Returned in the order given.
+   */
+  update(instanceId: string, changes: { recordId: string; data: unknown }[], check: ChangeCheck): Promise<OwnedRecord[]> {
+    return this.db.$transaction(async (tx) => {
+      await check(await selectOwned(tx, instanceId, changes.map((c) => c.recordId), true));
+      return tx.$queryRaw<OwnedRecord[]>`
+        WITH updated AS (
+          UPDATE "DataRecord" AS r SET "data" = u.c->'data'
+          FROM jsonb_array_elements(${JSON.stringify(changes)}::jsonb) WITH ORDINALITY AS u(c, n)
+          WHERE r."instanceId" = ${instanceId}::uuid AND r."recordId" = (u.c->>'recordId')::uuid
+          RETURNING r."recordId", r."namespace", r."endpoint", r."data", r."userId", u.n
+        )
+        SELECT "recordId"::text AS "recordId", "namespace", "endpoint", "data", "userId"::text AS "userId" FROM updated ORDER BY n`;
+    });
+  }
+
+  /** Removes the records, all or none, once `check` has judged them locked; the number removed. */
+  remove(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<number> {
+    return this.db.$transaction(async (tx) => {
+      await check(await selectOwned(tx, instanceId, recordIds, true));
+      const { count } = await tx.dataRecord.deleteMany({ where: { instanceId, recordId: { in: recordIds } } });
+      return count;
+    });
+  }
+
+  /** Stores a batch across tables in one transaction: each row, then its links, linked both ways. */
+  insertBatch(instanceId: string, userId: string, rows: BatchRow[]): Promise<LinkedRecord[]> {
+    return this.db.$transaction(async (tx) => {
+      const saved = await insertRows(tx, instanceId, userId, rows);
+      const result: LinkedRecord[] = [];
+      for (const [i, row] of rows.entries()) {
+        const record = saved[i] as LocatedRecord;
+        const links = row.links.length ? await insertRows(tx, instanceId, userId, row.links) : [];
+        await linkPairs(tx, instanceId, links.map((l) => [record.recordId, l.recordId]));
+        result.push({ ...record, links });
+      }
+      return result;
+    });
+  }
+
+  /** Links every pair of the records (both ways); linking again is harmless. */
+  async group(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<void> {
+    await this.db.$transaction(async (tx) => {
+      await check(await selectOwned(tx, instanceId, recordIds, true));
+      const pairs = recordIds.flatMap((a, i) => recordIds.slice(i + 1).map((b): [string, string] => [a, b]));
+      await linkPairs(tx, instanceId, pairs);
+    });
+  }
+
+  /** The records linked to each of these records. */
+  async linksOf(instanceId: string, recordIds: string[]): Promise<Map<string, LocatedRecord[]>> {
+    const rows = await this.db.$queryRaw<(LocatedRecord & { of: string })[]>`
+      SELECT l."recordId"::text AS "of", r."recordId"::text AS "recordId", r."namespace", r."endpoint", r."data"
+      FROM "DataRecordLink" l
+      JOIN "DataRecord" r ON r."instanceId" = l."instanceId" AND r."recordId" = l."linkedId"
+      WHERE l."instanceId" = ${instanceId}::uuid AND l."recordId" = ANY(${recordIds}::uuid[])
+      ORDER BY r."seq"`;
+    const links = new Map<string, LocatedRecord[]>();
+    for (const { of, ...record } of rows) links.set(of, [...(links.get(of) ?? []), record]);
+    return links;
+  }
+
+  /** Every table that holds records: namespace → its endpoints, sorted. */
+  async sources(instanceId: string): Promise<Record<string, string[]>> {
+    // A loose index scan: one index probe per table, instead of reading every record's index entry.
+    const rows = await this.db.$queryRaw<{ namespace: string; endpoint: string }[]>`
+      WITH RECURSIVE t AS (
+        (SELECT "namespace", "endpoint" FROM "DataRecord" WHERE "instanceId" = ${instanceId}::uuid
+         ORDER BY "namespace", "endpoint" LIMIT 1)
+        UNION ALL
+        SELECT n."namespace", n."endpoint" FROM t, LATERAL (
+          SELECT "namespace", "endpoint" FROM "DataRecord"
+          WHERE "instanceId" = ${instanceId}::uuid AND ("namespace", "endpoint") > (t."namespace", t."endpoint")
+          ORDER BY "namespace", "endpoint" LIMIT 1) n
+      )
+      SELECT "namespace", "endpoint" FROM t`;
+    const sources: Record<string, string[]> = {};
+    for (const { namespace, endpoint } of rows) (sources[namespace] ??= []).push(endpoint);
+    return sources;
+  }
+
+  /** When the newest record of a namespace was written, or null when it has none. */
+  async newestIn(instanceId: string, namespace: string): Promise<Date | null> {
+    const newest = await this.db.dataRecord.findFirst({ where: { instanceId, namespace }, orderBy: { seq: 'desc' }, select: { createdAt: true } });
+    return newest?.createdAt ?? null;
+  }
+}
+
+function selectOwned(db: Pick<GatewayDb, '$queryRaw'>, instanceId: string, recordIds: string[], lock: boolean): Promise<OwnedRecord[]> {
+  // Locks in key order, so two changes over overlapping records cannot deadlock.
+  return lock
+    ? db.$queryRaw<OwnedRecord[]>`
+        SELECT "recordId"::text AS "recordId", "namespace", "endpoint", "data", "userId"::text AS "userId" FROM "DataRecord"
+        WHERE "instanceId" = ${instanceId}::uuid AND "recordId" = ANY(${recordIds}::uuid[])
+        ORDER BY "recordId" FOR UPDATE`
+    : db.$queryRaw<OwnedRecord[]>`
+        SELECT "recordId"::text AS "recordId", "namespace", "endpoint", "data", "userId"::text AS "userId" FROM "DataRecord"
+        WHERE "instanceId" = ${instanceId}::uuid AND "recordId" = ANY(${recordIds}::uuid[])
+        ORDER BY "seq"`;
+}
+
+async function linkPairs(tx: Tx, instanceId: string, pairs: [string, string][]): Promise<void> {
+  if (pairs.length === 0) return;
+  const both = pairs.flatMap(([a, b]) => [
+    { instanceId, recordId: a, linkedId: b },
+    { instanceId, recordId: b, linkedId: a },
+  ]);
+  await tx.dataRecordLink.createMany({ data: both, skipDuplicates: true });
+}
