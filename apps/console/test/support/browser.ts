@@ -1,5 +1,5 @@
 // Debian's Chromium driven by playwright-core, and a watch on every page: console errors, page
-// errors, failed requests and error answers all fail the test, except answers a test expects.
+// errors, failed requests and error answers all fail the test.
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -16,29 +16,13 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-export interface Expected {
-  /** An answer with this status to a URL matching the pattern is part of the journey, not a fault. */
-  status: number;
-  url: RegExp;
-}
-
+/** Collects every fault of the pages it watches: console errors, page errors, failed requests, error answers. */
 export class PageWatch {
   readonly problems: string[] = [];
 
-  constructor(private readonly expected: Expected[] = []) {}
-
-  private isExpected(url: string, status: number): boolean {
-    return this.expected.some((e) => e.status === status && e.url.test(url));
-  }
-
   watch(page: Page): Page {
     page.on('console', (message) => {
-      if (message.type() !== 'error') return;
-      // Chromium reports every error answer as a console error too; expected ones are not faults.
-      const { url } = message.location();
-      const status = Number(/status of (\d{3})/.exec(message.text())?.[1]);
-      if (status && this.isExpected(url, status)) return;
-      this.problems.push(`console error on ${page.url()}: ${message.text()} (${url})`);
+      if (message.type() === 'error') this.problems.push(`console error on ${page.url()}: ${message.text()} (${message.location().url})`);
     });
     page.on('pageerror', (error) => this.problems.push(`page error on ${page.url()}: ${error.message}`));
     page.on('requestfailed', (request) => {
@@ -48,7 +32,7 @@ export class PageWatch {
       this.problems.push(`request failed: ${request.method()} ${request.url()} ${reason}`);
     });
     page.on('response', (response) => {
-      if (response.status() >= 400 && !this.isExpected(response.url(), response.status())) {
+      if (response.status() >= 400) {
         this.problems.push(`error answer: ${response.status()} ${response.request().method()} ${response.url()}`);
       }
     });
