@@ -55,6 +55,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof Env, stri
   });
   const db = createGatewayDb(database.url, { max: 5 });
   const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
+  const subscriber = redis.duplicate();
   const redisPrefix = `test-${randomBytes(6).toString('hex')}`;
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: redisPrefix });
   const clock = testClock();
@@ -63,6 +64,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof Env, stri
     config,
     db,
     redis,
+    subscriber,
     logger: createLogger({ level: config.LOG_LEVEL }),
     masterKey: config.MASTER_KEY,
     dexRegistration,
@@ -84,6 +86,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof Env, stri
     close: async () => {
       await dexRegistration.queue.obliterate({ force: true }).catch(() => undefined);
       await dexRegistration.close();
+      subscriber.disconnect();
       redis.disconnect();
       await db.$disconnect();
       await database.drop();

@@ -2,10 +2,11 @@
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { instanceUrl, type Config } from '@pds/config';
-import { FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
+import { ApplicationRepository, FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
 import { createBaseApp, finishApp, healthRoutes, type Logger, type Metrics } from '@pds/http';
 import { BLOB_ROUTE, LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
+import { AccountCache } from './auth/accounts';
 import { LoginService } from './auth/login';
 import { LoginLimiter } from './auth/login-limit';
 import { authenticate } from './auth/middleware';
@@ -18,6 +19,7 @@ import { instanceCors } from './cors';
 import { dataFeature, debitService } from './data';
 import { FILES_PATH, fileRoutes } from './files/routes';
 import { FileService } from './files/service';
+import { Invalidation } from './instances/invalidation';
 import { InstanceRegistry } from './instances/registry';
 import { gatewayReadiness } from './readiness';
 import { resolveTenant } from './instances/tenancy';
@@ -38,6 +40,12 @@ export interface GatewayDeps {
   clock?: Clock;
   /** Prefix of this gateway's own Redis keys (rate limits); lets test files share one Redis. */
   redisPrefix?: string;
+  /**
+   * A Redis connection of its own (the caller opens and closes it) on which the gateways of a cluster
+   * hear of changed instances and accounts. Without it nothing is heard, so cached instances and
+   * accounts are trusted for one second only.
+   */
+  subscriber?: Redis;
   /** Dex's public key for app pushes; by default fetched from `${DEX_URL}/publickey`. */
   dexKeys?: DexKeySource;
   /** Request and cache metrics (served on METRICS_PORT by server.ts); none in tests that do not ask. */
@@ -58,19 +66,24 @@ export interface Gateway {
 export function createApp(deps: GatewayDeps): Gateway {
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
+  const redisPrefix = deps.redisPrefix ?? 'pds';
+  const invalidation = new Invalidation(deps.redis, deps.subscriber, `${redisPrefix}:invalidate`, logger);
   const instances = new InstanceRepository(db);
-  const users = new UserRepository(db);
-  const registry = new InstanceRegistry(instances, deps.masterKey, { stats: deps.metrics?.cache('instance-registry') });
-  const auth = new AuthService(users, new VerifiedTokenCache(undefined, deps.metrics?.cache('verified-token')), clock);
+  const accounts = new AccountCache(new UserRepository(db), new ApplicationRepository(db), invalidation, {
+    stats: deps.metrics?.cache('accounts'),
+  });
+  const users = new UserRepository(db, accounts.changed);
+  const registry = new InstanceRegistry(instances, deps.masterKey, invalidation, { stats: deps.metrics?.cache('instance-registry') });
+  const auth = new AuthService(users, accounts, new VerifiedTokenCache(undefined, deps.metrics?.cache('verified-token')), clock);
   const limiter = new LoginLimiter(deps.redis, {
     points: config.LOGIN_RATE_LIMIT,
     durationSeconds: config.LOGIN_RATE_WINDOW,
-    keyPrefix: `${deps.redisPrefix ?? 'pds'}:login`,
+    keyPrefix: `${redisPrefix}:login`,
   });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
 
   const debits = debitService(db, clock);
-  const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock, debits);
+  const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock, debits, accounts);
 
   const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE], metrics: deps.metrics?.requests });
   // Before tenancy and auth: probes answer on any Host.

@@ -21,10 +21,13 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   await disconnectOnFailure(db, requireReady('gateway', databaseChecks('gateway', db)));
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
+  // Cache invalidation between gateways (instances/invalidation.ts) needs a connection of its own.
+  const subscriber = redis.duplicate();
   let metrics: Awaited<ReturnType<typeof startMetrics>>;
   const release = async () => {
     await metrics?.close();
     await dexRegistration.close();
+    subscriber.disconnect();
     redis.disconnect();
     await db.$disconnect();
     logger.flush();
@@ -36,7 +39,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     const blobStore = await createBlobStore(config);
     metrics = await startMetrics('gateway', config);
     metrics?.metrics.pool(() => poolUse(db));
-    gateway = createApp({ config, db, redis, logger, masterKey: config.MASTER_KEY, dexRegistration, blobStore, metrics: metrics?.metrics });
+    gateway = createApp({ config, db, redis, subscriber, logger, masterKey: config.MASTER_KEY, dexRegistration, blobStore, metrics: metrics?.metrics });
     server = await listen(gateway.app, config.PORT, config.BIND_ADDRESS);
   } catch (error) {
     await release();

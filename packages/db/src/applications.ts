@@ -1,5 +1,9 @@
 import type { GatewayDb } from './clients';
 import type { Application, DataAccess, User } from './generated/gateway/client';
+import { preparedRows, type Rows } from './sql';
+import type { AccountsChanged } from './users';
+
+const APPLICATION_COLUMNS = `"instanceId", "appId", "record", "version", "receivedAt", "setup", "enabled", "setupVersion", "userId"`;
 
 export interface GrantSpec {
   namespace: string;
@@ -10,10 +14,22 @@ export interface GrantSpec {
 
 /** Apps as dex pushed them, and their per-instance setup. Every method takes the instance id first. */
 export class ApplicationRepository {
-  constructor(private readonly db: GatewayDb) {}
+  private readonly rows: Rows;
 
-  find(instanceId: string, appId: string): Promise<Application | null> {
-    return this.db.application.findUnique({ where: { instanceId_appId: { instanceId, appId } } });
+  constructor(
+    private readonly db: GatewayDb,
+    private readonly changed: AccountsChanged = async () => undefined,
+  ) {
+    this.rows = preparedRows(db.pool);
+  }
+
+  /** Read for every request with an app token that no cache answers: a prepared statement. */
+  async find(instanceId: string, appId: string): Promise<Application | null> {
+    const [row] = await this.rows<Application>(
+      `SELECT ${APPLICATION_COLUMNS} FROM "Application" WHERE "instanceId" = $1::uuid AND "appId" = $2`,
+      [instanceId, appId],
+    );
+    return row ?? null;
   }
 
   list(instanceId: string): Promise<Application[]> {
@@ -44,7 +60,7 @@ export class ApplicationRepository {
     appId: string,
     setup: { username: string; version: number; grants: GrantSpec[] },
   ): Promise<{ application: Application; user: User } | null> {
-    return this.db.$transaction(async (tx) => {
+    const result = await this.db.$transaction(async (tx) => {
       // Row lock: concurrent setups of one app serialise instead of racing on the grants.
       const locked = await tx.$queryRaw<{ appId: string }[]>`
         SELECT "appId" FROM "Application" WHERE "instanceId" = ${instanceId}::uuid AND "appId" = ${appId} FOR UPDATE`;
@@ -62,11 +78,16 @@ export class ApplicationRepository {
       });
       return { application, user };
     });
+    // The app's account may have been re-enabled and bound to the app.
+    if (result) await this.changed(instanceId);
+    return result;
   }
 
   /** Null when the app does not exist. */
   async setEnabled(instanceId: string, appId: string, enabled: boolean): Promise<Application | null> {
     const { count } = await this.db.application.updateMany({ where: { instanceId, appId }, data: { enabled } });
-    return count === 0 ? null : this.find(instanceId, appId);
+    if (count === 0) return null;
+    await this.changed(instanceId);
+    return this.find(instanceId, appId);
   }
 }

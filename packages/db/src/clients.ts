@@ -3,7 +3,12 @@ import pg from 'pg';
 import { PrismaClient as GatewayPrismaClient } from './generated/gateway/client';
 import { PrismaClient as DexPrismaClient } from './generated/dex/client';
 
-export type GatewayDb = GatewayPrismaClient;
+/**
+ * The gateway's Prisma client plus the pg pool under it. Repositories send hot-path reads straight to
+ * `pool` as prepared statements (sql.ts) and everything else through Prisma: one pool, one set of
+ * connections, whichever way a query goes.
+ */
+export type GatewayDb = GatewayPrismaClient & { readonly pool: pg.Pool };
 export type DexDb = DexPrismaClient;
 
 export interface PoolOptions {
@@ -17,14 +22,25 @@ const pools = new WeakMap<object, pg.Pool>();
 /** A pool the client owns: `$disconnect()` ends it. */
 function adapter(url: string, max: number) {
   const pool = new pg.Pool({ connectionString: url, max });
+  // A connection that dies while idle leaves the pool; the next query opens a new one. Without a
+  // listener the 'error' event would end the process (Prisma adds its own only once it connects).
+  pool.on('error', () => undefined);
   return { pool, adapter: new PrismaPg(pool, { disposeExternalPool: true }) };
 }
 
 export function createGatewayDb(url: string, options: PoolOptions = {}): GatewayDb {
   const { pool, adapter: a } = adapter(url, options.max ?? 10);
-  const db = new GatewayPrismaClient({ adapter: a });
-  pools.set(db, pool);
-  return db;
+  const client = new GatewayPrismaClient({ adapter: a });
+  pools.set(client, pool);
+  // Prisma ends the pool only if it ever connected; the hot paths may have used the pool alone.
+  const disconnect = client.$disconnect.bind(client);
+  return Object.assign(client, {
+    pool,
+    $disconnect: async () => {
+      await disconnect();
+      if (!pool.ending) await pool.end();
+    },
+  });
 }
 
 export function createDexDb(url: string, options: PoolOptions = {}): DexDb {

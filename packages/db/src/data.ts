@@ -1,5 +1,6 @@
 import type { GatewayDb } from './clients';
 import { Prisma, type DataAccess, type DataGrant } from './generated/gateway/client';
+import { preparedRows, type Rows } from './sql';
 
 export interface StoredRecord {
   recordId: string;
@@ -86,10 +87,19 @@ export interface GrantKey {
 
 /** Who may read or write which data namespaces (apps' sets are written by ApplicationRepository.setUp). */
 export class DataGrantRepository {
-  constructor(private readonly db: GatewayDb) {}
+  private readonly rows: Rows;
 
+  constructor(private readonly db: GatewayDb) {
+    this.rows = preparedRows(db.pool);
+  }
+
+  /** Read for every data call of an app or user: a prepared statement (packages/db/src/sql.ts). */
   listFor(instanceId: string, userId: string): Promise<DataGrant[]> {
-    return this.db.dataGrant.findMany({ where: { instanceId, userId }, orderBy: [{ namespace: 'asc' }, { endpoint: 'asc' }, { access: 'asc' }] });
+    return this.rows<DataGrant>(
+      `SELECT "instanceId", "userId", "namespace", "endpoint", "access" FROM "DataGrant"
+       WHERE "instanceId" = $1::uuid AND "userId" = $2::uuid ORDER BY "namespace", "endpoint", "access"`,
+      [instanceId, userId],
+    );
   }
 
   /** Granting twice is harmless. */

@@ -2,9 +2,12 @@
 // instance's files; the one exception is `abandonedUploads`, the worker's sweep across instances.
 import type { GatewayDb } from './clients';
 import { Prisma, type File, type FilePermission, type FileStatus } from './generated/gateway/client';
+import { plainRows, preparedRows, transactionRows, type Rows } from './sql';
 
 export type { File, FilePermission, FileStatus };
-export type FileRecord = File & { permissions: FilePermission[] };
+/** One account's permission on a file, as access decisions and clients see it. */
+export type FilePermissionEntry = Pick<FilePermission, 'userId' | 'contentReadable'>;
+export type FileRecord = File & { permissions: FilePermissionEntry[] };
 
 export interface NewFile {
   name: string;
@@ -50,7 +53,48 @@ export interface AbandonedUpload {
 }
 
 type Db = GatewayDb | Prisma.TransactionClient;
-const withPermissions = { permissions: { orderBy: { userId: 'asc' } } } as const;
+
+/**
+ * A file with its permissions in one row (`f` is the file), so a read is one statement and one
+ * round trip; the permission subquery is an index range scan on the primary key of FilePermission.
+ */
+const FILE_SELECT = `SELECT f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description",
+  f."status", f."size", f."contentPublic", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
+  COALESCE((SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable") ORDER BY p."userId")
+    FROM "FilePermission" p WHERE p."instanceId" = f."instanceId" AND p."fileId" = f."fileId"), '[]'::json) AS "permissions"
+  FROM "File" f`;
+
+const FILE_BY_ID = `${FILE_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = $2`;
+const FILES_BY_IDS = `${FILE_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($2::text[])`;
+
+type FileRow = Omit<FileRecord, 'size'> & { size: string | bigint | null };
+
+/** Counter, file and uploader's permission in one statement (see `create`); $1 instance … $11 now. */
+const CREATE_FILE = `WITH counter AS (
+    INSERT INTO "FileIdCounter" ("instanceId", "base", "ext", "last") VALUES ($1::uuid, $2, $3, 0)
+    ON CONFLICT ("instanceId", "base", "ext") DO UPDATE SET "last" = "FileIdCounter"."last" + 1
+    RETURNING "last"
+  ), file AS (
+    INSERT INTO "File" ("instanceId", "fileId", "name", "source", "tags", "title", "description", "uploaderId",
+      "dateCreated", "lastUpdated", "createdAt")
+    SELECT $1::uuid, CASE WHEN c."last" = 0 THEN $2 || $3 ELSE $2 || '-' || c."last" || $3 END, $4, $5, $6::text[], $7, $8,
+      $9::uuid, $10::timestamptz, $11::timestamptz, $11::timestamptz
+    FROM counter c
+    RETURNING *
+  ), permission AS (
+    INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
+    SELECT f."instanceId", f."fileId", f."uploaderId", true FROM file f
+    RETURNING "userId", "contentReadable"
+  )
+  SELECT f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
+    f."contentPublic", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
+    (SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable")) FROM permission p) AS "permissions"
+  FROM file f`;
+
+/** pg hands int8 over as a string (Prisma as a bigint); the record keeps Prisma's bigint. */
+function fileRecord(row: FileRow): FileRecord {
+  return Object.assign(row, { size: row.size === null ? null : BigInt(row.size) });
+}
 
 /** What PUT /files/file/:fileId replaces: absent title or description clear it. */
 export interface FileMetadata {
@@ -61,46 +105,43 @@ export interface FileMetadata {
 }
 
 export class FileRepository {
-  constructor(private readonly db: GatewayDb) {}
+  private readonly prepared: Rows;
+  private readonly plain: Rows;
 
-  /**
-   * Allocates the file's id and writes the row (New) and the uploader's permission in one transaction.
-   * The id comes from a per-(instance, base, ext) counter bumped by INSERT … ON CONFLICT DO UPDATE …
-   * RETURNING: the row lock serialises concurrent uploads of one name until commit, so each gets its
-   * own number, and a rolled-back upload gives its number back. Counters are never lowered, so an id is
-   * never reused (a still-valid signed address of a swept upload cannot write into a newer file).
-   */
-  create(instanceId: string, stem: FileIdStem, file: NewFile): Promise<FileRecord> {
-    return this.db.$transaction(async (tx) => {
-      const [counter] = await tx.$queryRaw<{ last: number }[]>`
-        INSERT INTO "FileIdCounter" ("instanceId", "base", "ext", "last")
-        VALUES (${instanceId}::uuid, ${stem.base}, ${stem.ext}, 0)
-        ON CONFLICT ("instanceId", "base", "ext") DO UPDATE SET "last" = "FileIdCounter"."last" + 1
-        RETURNING "last"`;
-      const n = counter?.last ?? 0;
-      const fileId = n === 0 ? `${stem.base}${stem.ext}` : `${stem.base}-${n}${stem.ext}`;
-      return tx.file.create({
-        data: {
-          instanceId,
-          fileId,
-          name: file.name,
-          source: file.source,
-          tags: file.tags,
-          title: file.title,
-          description: file.description,
-          uploaderId: file.uploaderId,
-          dateCreated: file.dateCreated,
-          lastUpdated: file.now,
-          createdAt: file.now,
-          permissions: { create: { userId: file.uploaderId, contentReadable: true } },
-        },
-        include: withPermissions,
-      });
-    });
+  constructor(private readonly db: GatewayDb) {
+    this.prepared = preparedRows(db.pool);
+    this.plain = plainRows(db.pool);
   }
 
+  /**
+   * Allocates the file's id and writes the row (New) and the uploader's permission in one statement,
+   * so atomically and in one round trip. The id comes from a per-(instance, base, ext) counter bumped
+   * by INSERT … ON CONFLICT DO UPDATE … RETURNING: the row lock serialises concurrent uploads of one
+   * name until commit, so each gets its own number, and a failed upload gives its number back.
+   * Counters are never lowered, so an id is never reused (a still-valid signed address of a swept
+   * upload cannot write into a newer file).
+   */
+  async create(instanceId: string, stem: FileIdStem, file: NewFile): Promise<FileRecord> {
+    const [row] = await this.prepared<FileRow>(CREATE_FILE, [
+      instanceId,
+      stem.base,
+      stem.ext,
+      file.name,
+      file.source,
+      file.tags,
+      file.title ?? null,
+      file.description ?? null,
+      file.uploaderId,
+      file.dateCreated,
+      file.now,
+    ]);
+    if (!row) throw new Error('file insert returned no row');
+    return fileRecord(row);
+  }
+
+  /** File get, content and every check before a change: one prepared statement. */
   find(instanceId: string, fileId: string): Promise<FileRecord | null> {
-    return this.db.file.findUnique({ where: { instanceId_fileId: { instanceId, fileId } }, include: withPermissions });
+    return findIn(this.prepared, instanceId, fileId);
   }
 
   /** Moves a New or Completed file to Completed with this size; null when it is missing or Deleted. */
@@ -125,7 +166,7 @@ export class FileRepository {
   async grant(instanceId: string, fileId: string, userId: string, contentReadable: boolean): Promise<FileRecord | null> {
     return this.db.$transaction(async (tx) => {
       const ids = await upsertPermissions(tx, instanceId, [fileId], userId, contentReadable);
-      return ids.length === 0 ? null : findIn(tx, instanceId, fileId);
+      return ids.length === 0 ? null : findIn(transactionRows(tx), instanceId, fileId);
     });
   }
 
@@ -133,31 +174,39 @@ export class FileRepository {
   revoke(instanceId: string, fileId: string, userId: string): Promise<FileRecord | null> {
     return this.db.$transaction(async (tx) => {
       await tx.filePermission.deleteMany({ where: { instanceId, fileId, userId } });
-      return findIn(tx, instanceId, fileId);
+      return findIn(transactionRows(tx), instanceId, fileId);
     });
   }
 
   /** Grants one user a permission on every file matching the template, in one transaction. */
   grantMatching(instanceId: string, template: FileTemplate, userId: string, contentReadable: boolean): Promise<FileRecord[]> {
     return this.db.$transaction(async (tx) => {
-      const ids = await matchingIds(tx, instanceId, template, { all: true });
+      const ids = await matchingIds(transactionRows(tx), instanceId, template, { all: true });
       await upsertPermissions(tx, instanceId, ids, userId, contentReadable);
-      return findAllIn(tx, instanceId, ids);
+      return findAllIn(transactionRows(tx), instanceId, ids);
     });
   }
 
   /** Removes one user's permissions on every file matching the template, in one transaction. */
   revokeMatching(instanceId: string, template: FileTemplate, userId: string): Promise<FileRecord[]> {
     return this.db.$transaction(async (tx) => {
-      const ids = await matchingIds(tx, instanceId, template, { all: true });
+      const ids = await matchingIds(transactionRows(tx), instanceId, template, { all: true });
       await tx.filePermission.deleteMany({ where: { instanceId, userId, fileId: { in: ids } } });
-      return findAllIn(tx, instanceId, ids);
+      return findAllIn(transactionRows(tx), instanceId, ids);
     });
   }
 
-  /** Files matching the template within the scope, newest lastUpdated first. */
+  /**
+   * Files matching the template within the scope, newest lastUpdated first: one statement, its text
+   * built from the template's shape and every value bound. Planned per call, since the best plan
+   * depends on the values (a rare tag, a busy user).
+   */
   async search(instanceId: string, template: FileTemplate, scope: FileScope, page: Page): Promise<FileRecord[]> {
-    return findAllIn(this.db, instanceId, await matchingIds(this.db, instanceId, template, scope, page));
+    const { where, values } = searchConditions(instanceId, template, scope);
+    values.push(page.take, page.skip);
+    const text = `${FILE_SELECT} WHERE ${where.join(' AND ')}
+      ORDER BY f."lastUpdated" DESC, f."fileId" LIMIT $${values.length - 1} OFFSET $${values.length}`;
+    return (await this.plain<FileRow>(text, values)).map(fileRecord);
   }
 
   /** Uploads still New that were started before `createdBefore`, across all instances, oldest first. */
@@ -201,15 +250,16 @@ export class FileRepository {
   }
 }
 
-function findIn(db: Db, instanceId: string, fileId: string): Promise<FileRecord | null> {
-  return db.file.findUnique({ where: { instanceId_fileId: { instanceId, fileId } }, include: withPermissions });
+async function findIn(rows: Rows, instanceId: string, fileId: string): Promise<FileRecord | null> {
+  const [row] = await rows<FileRow>(FILE_BY_ID, [instanceId, fileId]);
+  return row ? fileRecord(row) : null;
 }
 
 /** The records of these ids, in the order given. */
-async function findAllIn(db: Db, instanceId: string, ids: string[]): Promise<FileRecord[]> {
+async function findAllIn(rows: Rows, instanceId: string, ids: string[]): Promise<FileRecord[]> {
   if (ids.length === 0) return [];
-  const rows = await db.file.findMany({ where: { instanceId, fileId: { in: ids } }, include: withPermissions });
-  const byId = new Map(rows.map((row) => [row.fileId, row]));
+  const found = await rows<FileRow>(FILES_BY_IDS, [instanceId, ids]);
+  const byId = new Map(found.map((row) => [row.fileId, fileRecord(row)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -225,37 +275,37 @@ async function upsertPermissions(db: Db, instanceId: string, ids: string[], user
   return rows.map((row) => row.fileId);
 }
 
-async function matchingIds(db: Db, instanceId: string, template: FileTemplate, scope: FileScope, page?: Page): Promise<string[]> {
-  const paging = page ? Prisma.sql`LIMIT ${page.take} OFFSET ${page.skip}` : Prisma.empty;
-  const rows = await db.$queryRaw<{ fileId: string }[]>`
-    SELECT f."fileId" FROM "File" f
-    WHERE ${Prisma.join(conditions(instanceId, template, scope), ' AND ')}
-    ORDER BY f."lastUpdated" DESC, f."fileId"
-    ${paging}`;
-  return rows.map((row) => row.fileId);
+/** The ids of the files matching the template, newest lastUpdated first (bulk grants, in their transaction). */
+async function matchingIds(rows: Rows, instanceId: string, template: FileTemplate, scope: FileScope): Promise<string[]> {
+  const { where, values } = searchConditions(instanceId, template, scope);
+  const text = `SELECT f."fileId" FROM "File" f WHERE ${where.join(' AND ')} ORDER BY f."lastUpdated" DESC, f."fileId"`;
+  return (await rows<{ fileId: string }>(text, values)).map((row) => row.fileId);
 }
 
-/** The WHERE conditions of a template search; every value is a bound parameter. */
-function conditions(instanceId: string, t: FileTemplate, scope: FileScope): Prisma.Sql[] {
-  const where = [Prisma.sql`f."instanceId" = ${instanceId}::uuid`];
-  if (t.fileId) where.push(Prisma.sql`f."fileId" = ${t.fileId}`);
-  if (t.name) where.push(Prisma.sql`f."name" = ${t.name}`);
-  if (t.source) where.push(Prisma.sql`f."source" = ${t.source}`);
-  if (t.tags && t.tags.length > 0) where.push(Prisma.sql`f."tags" @> ${t.tags}::text[]`);
+/** The WHERE conditions of a template search (`f` is the file) and their values: every value is bound. */
+function searchConditions(instanceId: string, t: FileTemplate, scope: FileScope): { where: string[]; values: unknown[] } {
+  const values: unknown[] = [instanceId];
+  const where = ['f."instanceId" = $1::uuid'];
+  const bind = (value: unknown) => `$${values.push(value)}`;
+  if (t.fileId) where.push(`f."fileId" = ${bind(t.fileId)}`);
+  if (t.name) where.push(`f."name" = ${bind(t.name)}`);
+  if (t.source) where.push(`f."source" = ${bind(t.source)}`);
+  if (t.tags && t.tags.length > 0) where.push(`f."tags" @> ${bind(t.tags)}::text[]`);
   // These expressions must match the GIN indexes of the files_search migration.
   const title = prefixQuery(t.title);
-  if (title) where.push(Prisma.sql`to_tsvector('simple'::regconfig, coalesce(f."title", '')) @@ to_tsquery('simple'::regconfig, ${title})`);
+  if (title) where.push(`to_tsvector('simple'::regconfig, coalesce(f."title", '')) @@ to_tsquery('simple'::regconfig, ${bind(title)})`);
   const description = prefixQuery(t.description);
   if (description) {
-    where.push(Prisma.sql`to_tsvector('simple'::regconfig, coalesce(f."description", '')) @@ to_tsquery('simple'::regconfig, ${description})`);
+    where.push(`to_tsvector('simple'::regconfig, coalesce(f."description", '')) @@ to_tsquery('simple'::regconfig, ${bind(description)})`);
   }
   // Deleted files are history: they show only when asked for.
-  where.push(t.status ? Prisma.sql`f."status" = ${t.status}::"FileStatus"` : Prisma.sql`f."status" <> 'Deleted'`);
+  where.push(t.status ? `f."status" = ${bind(t.status)}::"FileStatus"` : `f."status" <> 'Deleted'`);
   if ('userId' in scope) {
-    where.push(Prisma.sql`EXISTS (SELECT 1 FROM "FilePermission" p
-      WHERE p."instanceId" = f."instanceId" AND p."fileId" = f."fileId" AND p."userId" = ${scope.userId}::uuid)`);
+    // A semi-join on FilePermission's (instanceId, userId) index, whatever the number of files.
+    where.push(`EXISTS (SELECT 1 FROM "FilePermission" sp
+      WHERE sp."instanceId" = f."instanceId" AND sp."fileId" = f."fileId" AND sp."userId" = ${bind(scope.userId)}::uuid)`);
   }
-  return where;
+  return { where, values };
 }
 
 /**

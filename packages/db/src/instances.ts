@@ -1,5 +1,8 @@
 import type { GatewayDb } from './clients';
 import type { Instance, User } from './generated/gateway/client';
+import { preparedRows, type Rows } from './sql';
+
+const INSTANCE_COLUMNS = `"id", "address", "publicKeyPem", "privateKeyEnc", "keyId", "dexState", "createdAt"`;
 
 export interface NewInstance {
   address: string;
@@ -10,10 +13,16 @@ export interface NewInstance {
 }
 
 export class InstanceRepository {
-  constructor(private readonly db: GatewayDb) {}
+  private readonly rows: Rows;
 
-  findByAddress(address: string): Promise<Instance | null> {
-    return this.db.instance.findUnique({ where: { address } });
+  constructor(private readonly db: GatewayDb) {
+    this.rows = preparedRows(db.pool);
+  }
+
+  /** Every request's first read (on a registry miss): a prepared statement. */
+  async findByAddress(address: string): Promise<Instance | null> {
+    const [row] = await this.rows<Instance>(`SELECT ${INSTANCE_COLUMNS} FROM "Instance" WHERE "address" = $1`, [address]);
+    return row ?? null;
   }
 
   /** Creates the instance and its owner account together; null when the address is taken. */

@@ -1,5 +1,11 @@
 import type { GatewayDb } from './clients';
 import type { User, UserKind } from './generated/gateway/client';
+import { isUuid, preparedRows, type Rows } from './sql';
+
+const USER_COLUMNS = `"id", "instanceId", "username", "email", "fullName", "passwordHash", "kind", "disabled", "createdAt"`;
+
+/** Told after a change to an instance's accounts is committed (the gateway drops its cached accounts). */
+export type AccountsChanged = (instanceId: string) => Promise<void>;
 
 export interface NewUser {
   username: string;
@@ -11,14 +17,25 @@ export interface NewUser {
 
 /** Every method takes the instance id first: no query can reach another instance's accounts. */
 export class UserRepository {
-  constructor(private readonly db: GatewayDb) {}
+  private readonly rows: Rows;
 
-  findById(instanceId: string, id: string): Promise<User | null> {
-    return this.db.user.findUnique({ where: { instanceId_id: { instanceId, id } } });
+  constructor(
+    private readonly db: GatewayDb,
+    private readonly changed: AccountsChanged = async () => undefined,
+  ) {
+    this.rows = preparedRows(db.pool);
   }
 
-  findByUsername(instanceId: string, username: string): Promise<User | null> {
-    return this.db.user.findUnique({ where: { instanceId_username: { instanceId, username } } });
+  /** The account behind a token: read on every authenticated request not served from a cache. */
+  async findById(instanceId: string, id: string): Promise<User | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.rows<User>(`SELECT ${USER_COLUMNS} FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`, [instanceId, id]);
+    return row ?? null;
+  }
+
+  async findByUsername(instanceId: string, username: string): Promise<User | null> {
+    const [row] = await this.rows<User>(`SELECT ${USER_COLUMNS} FROM "User" WHERE "instanceId" = $1::uuid AND "username" = $2`, [instanceId, username]);
+    return row ?? null;
   }
 
   /** Null when the username is taken in this instance. */
@@ -38,11 +55,14 @@ export class UserRepository {
   /** Null when no such user. */
   async setDisabled(instanceId: string, id: string, disabled: boolean): Promise<User | null> {
     const { count } = await this.db.user.updateMany({ where: { instanceId, id }, data: { disabled } });
-    return count === 0 ? null : this.findById(instanceId, id);
+    if (count === 0) return null;
+    await this.changed(instanceId);
+    return this.findById(instanceId, id);
   }
 
   async delete(instanceId: string, id: string): Promise<boolean> {
     const { count } = await this.db.user.deleteMany({ where: { instanceId, id } });
+    if (count > 0) await this.changed(instanceId);
     return count > 0;
   }
 }

@@ -1,7 +1,7 @@
 // Signed tokens of the local store's addresses (`<baseUrl>/blobs/<token>`): an HMAC-SHA256 over the
 // object key, the one method it allows and its expiry. Nothing is stored server-side, so any gateway
 // holding the master key can honour an address another one issued.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 export type BlobMethod = 'PUT' | 'GET';
 
@@ -16,7 +16,12 @@ interface Claims {
 const MAX_TOKEN_LENGTH = 4096;
 
 export class AddressSigner {
-  constructor(private readonly key: Buffer) {}
+  /** Imported once: a search signs up to 10,000 addresses, and a raw key is imported on every HMAC. */
+  private readonly key: KeyObject;
+
+  constructor(key: Buffer) {
+    this.key = createSecretKey(key);
+  }
 
   sign(objectKey: string, method: BlobMethod, expiresAtMs: number): string {
     const claims: Claims = { k: objectKey, m: method, e: expiresAtMs };

@@ -1,6 +1,8 @@
 // Remembers tokens whose signature has been verified, so RSA verification runs once per token.
 // Entries expire with the token; the key includes the verifying instance so a token is only ever
-// reused where it was verified.
+// reused where it was verified. Tokens are keyed by their SHA-256 (43 characters, not the ≈ 800 of a
+// token): the cache holds an entry per active session, and the gateway's memory per instance counts.
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { TokenClaims } from './jwt';
 
@@ -16,9 +18,10 @@ export class VerifiedTokenCache {
   }
 
   get(scope: string, token: string, nowSeconds: number): TokenClaims | undefined {
-    const claims = this.entries.get(`${scope} ${token}`);
+    const key = keyOf(scope, token);
+    const claims = this.entries.get(key);
     if (claims && claims.exp <= nowSeconds) {
-      this.entries.delete(`${scope} ${token}`);
+      this.entries.delete(key);
       this.stats?.miss();
       return undefined;
     }
@@ -29,6 +32,10 @@ export class VerifiedTokenCache {
 
   set(scope: string, token: string, claims: TokenClaims, nowSeconds: number): void {
     const ttlMs = (claims.exp - nowSeconds) * 1000;
-    if (ttlMs > 0) this.entries.set(`${scope} ${token}`, claims, { ttl: ttlMs });
+    if (ttlMs > 0) this.entries.set(keyOf(scope, token), claims, { ttl: ttlMs });
   }
+}
+
+function keyOf(scope: string, token: string): string {
+  return `${scope} ${createHash('sha256').update(token).digest('base64url')}`;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import {
+  compactSigningKeys,
   generateRsaKeyPair,
   issueToken,
   keyFingerprint,
@@ -46,6 +47,15 @@ describe('sealed private keys', () => {
 
 describe('issue and verify', () => {
   const request = { issuer: 'alice.pds.test', subject: 'user-1', accessScope: 'owner' as const };
+
+  it('signs with compact keys (private key kept as bytes) exactly as with parsed ones', async () => {
+    const pair = await generateRsaKeyPair();
+    const compact = compactSigningKeys(pair.keyId, pair.privateKeyPem);
+    const { token, claims } = issueToken(compact, request, NOW);
+    expect(verifyToken(token, signingKeys(pair.keyId, pair.privateKeyPem).publicKey, 'alice.pds.test', NOW)).toEqual(claims);
+    expect(keyFingerprint(compact.publicKey)).toBe(pair.keyId);
+    expect(compact.privateKey.export({ type: 'pkcs8', format: 'pem' })).toBe(pair.privateKeyPem);
+  });
 
   it('issues RS256 tokens with kid and the contract claims', () => {
     const { token, claims } = issueToken(keys, request, NOW);

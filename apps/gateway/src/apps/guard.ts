@@ -1,4 +1,4 @@
-import type { ApplicationRepository } from '@pds/db';
+import type { AccountCache } from '../auth/accounts';
 import type { AccountGuard } from '../auth/service';
 
 /**
@@ -6,12 +6,12 @@ import type { AccountGuard } from '../auth/service';
  * only while its app is enabled and still bound to the token's account. The `application` claim and
  * an app account always come together; either one alone is refused.
  */
-export function enabledAppGuard(apps: ApplicationRepository): AccountGuard {
+export function enabledAppGuard(accounts: AccountCache): AccountGuard {
   return async (tenant, user, application) => {
     const isAppAccount = user.kind === 'application';
     if (!isAppAccount && application === undefined) return true;
     if (!isAppAccount || application === undefined) return false;
-    const app = await apps.find(tenant.instance.id, application);
+    const app = await accounts.app(tenant.instance.id, application);
     return app !== null && app.enabled && app.userId === user.id;
   };
 }

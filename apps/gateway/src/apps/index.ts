@@ -1,6 +1,7 @@
 // Wiring of the apps feature: the dex push receiver, the owner's routes, and the app-token guard.
 import type { Router } from 'express';
 import { ApplicationRepository, DataChangeRepository, UserRepository, type GatewayDb } from '@pds/db';
+import type { AccountCache } from '../auth/accounts';
 import type { DebitService } from '../data/debits';
 import type { AuthService } from '../auth/service';
 import type { Clock } from '@pds/tokens';
@@ -19,10 +20,11 @@ export function applicationsFeature(
   dexKeys: DexKeySource,
   clock: Clock,
   debits: DebitService,
+  accounts: AccountCache,
 ): { pushRoutes: Router; routes: Router; origins: (instanceId: string) => Promise<string[]> } {
-  const apps = new ApplicationRepository(db);
-  auth.addGuard(enabledAppGuard(apps));
-  const service = new ApplicationService(apps, new UserRepository(db), debits, new DataChangeRepository(db));
+  const apps = new ApplicationRepository(db, accounts.changed);
+  auth.addGuard(enabledAppGuard(accounts));
+  const service = new ApplicationService(apps, new UserRepository(db, accounts.changed), debits, new DataChangeRepository(db));
   return {
     pushRoutes: dexPushRoutes(new DexPushService(apps, dexKeys, clock)),
     routes: applicationRoutes(service, auth),

@@ -1,7 +1,7 @@
 // Tokens: login by headers or query, validation, the instance root and its public key (CONTRACT §1).
 import { Router, type Request, type Response } from 'express';
 import { ApiError } from '@pds/http';
-import { publicKeyPem, TokenRefused } from '@pds/tokens';
+import { TokenRefused } from '@pds/tokens';
 import { tenantOf } from '../context';
 import type { LoginService } from './login';
 import { requestToken } from './middleware';
@@ -70,7 +70,7 @@ export function authRoutes(auth: AuthService, logins: LoginService): Router {
   });
 
   router.get('/publickey', (req, res) => {
-    res.type('text/plain').send(publicKeyPem(tenantOf(req).keys.publicKey));
+    res.type('text/plain').send(tenantOf(req).instance.publicKeyPem);
   });
 
   return router;

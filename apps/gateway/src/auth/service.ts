@@ -11,6 +11,7 @@ import {
   verifyToken,
 } from '@pds/tokens';
 import type { Caller } from '../context';
+import type { AccountCache } from './accounts';
 import type { ResolvedInstance } from '../instances/registry';
 import { DECOY_HASH, verifyPassword } from './passwords';
 
@@ -24,6 +25,7 @@ export class AuthService {
 
   constructor(
     private readonly users: UserRepository,
+    private readonly accounts: AccountCache,
     private readonly verified: VerifiedTokenCache,
     private readonly clock: Clock,
   ) {}
@@ -63,8 +65,9 @@ export class AuthService {
       claims = verifyToken(token, tenant.keys.publicKey, tenant.instance.address, now);
       this.verified.set(scope, token, claims, now);
     }
-    // The account is read on every request so that disabling or deleting it takes effect at once.
-    const user = await this.users.findById(tenant.instance.id, claims.sub);
+    // Cached, and dropped on every gateway when the instance's accounts change (accounts.ts), so
+    // disabling or deleting an account takes effect at once.
+    const user = await this.accounts.user(tenant.instance.id, claims.sub);
     if (!user || user.disabled || SCOPE_OF_KIND[user.kind] !== claims.accessScope) throw new TokenRefused('unknown user');
     for (const guard of this.guards) {
       if (!(await guard(tenant, user, claims.application))) throw new TokenRefused('unknown user');

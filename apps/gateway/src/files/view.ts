@@ -18,20 +18,16 @@ export interface FileJson {
 }
 
 export function fileJson(file: FileRecord, options: { permissions: boolean; contentUrl?: string }): FileJson {
-  return {
-    fileId: file.fileId,
-    name: file.name,
-    source: file.source,
-    tags: file.tags,
-    ...(file.title !== null ? { title: file.title } : {}),
-    ...(file.description !== null ? { description: file.description } : {}),
-    dateCreated: file.dateCreated.toISOString(),
-    lastUpdated: file.lastUpdated.toISOString(),
-    status: file.status === 'Completed' ? { status: file.status, size: Number(file.size ?? 0) } : { status: file.status },
-    ...(options.contentUrl ? { contentUrl: options.contentUrl } : {}),
-    contentPublic: file.contentPublic,
-    ...(options.permissions
-      ? { permissions: file.permissions.map((p) => ({ userId: p.userId, contentReadable: p.contentReadable })) }
-      : {}),
-  };
+  // Built field by field rather than with conditional spreads: a search renders up to 10,000 of
+  // these, and each spread allocates an object. The key order is the order clients see.
+  const json: FileJson = { fileId: file.fileId, name: file.name, source: file.source, tags: file.tags } as FileJson;
+  if (file.title !== null) json.title = file.title;
+  if (file.description !== null) json.description = file.description;
+  json.dateCreated = file.dateCreated.toISOString();
+  json.lastUpdated = file.lastUpdated.toISOString();
+  json.status = file.status === 'Completed' ? { status: file.status, size: Number(file.size ?? 0) } : { status: file.status };
+  if (options.contentUrl) json.contentUrl = options.contentUrl;
+  json.contentPublic = file.contentPublic;
+  if (options.permissions) json.permissions = file.permissions.map((p) => ({ userId: p.userId, contentReadable: p.contentReadable }));
+  return json;
 }

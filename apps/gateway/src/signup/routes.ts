@@ -12,6 +12,8 @@ export function signupRoutes(signup: SignupService, registry: InstanceRegistry, 
     const input = parseInput(signupSchema, req.body ?? {});
     const address = signup.addressFor(requestHost(req), input.username);
     const { owner } = await signup.signup(address, input);
+    // A gateway may still hold an earlier instance of this address (deleted, then signed up again).
+    await registry.changed(address);
     const tenant = await registry.resolve(address);
     if (!tenant) throw new Error(`instance ${address} vanished right after sign-up`);
     res.status(201).json({ instance: address, userId: owner.id, accessToken: auth.issue(tenant, owner) });

@@ -1,0 +1,183 @@
+// Gateways cache instances and account state; a change made through one gateway must take effect on
+// every other within 1 s (instances/invalidation.ts). Two gateway apps on one database, each with its
+// own Redis connections, stand for two gateway processes.
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import request from 'supertest';
+import type { Express } from 'express';
+import { createGatewayDb } from '@pds/db';
+import { createLogger } from '@pds/http';
+import { createApp } from '@pds/gateway';
+import { addUser, requireEnv, signUp, STRONG_PASSWORD, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
+import { call, uploadFile } from './files-support';
+import { staticDexKey } from '../src/apps';
+import type { SigningKeys } from '@pds/tokens';
+
+let a: TestGateway;
+let dex: SigningKeys;
+const closers: (() => Promise<void>)[] = [];
+
+/** Another gateway of the same cluster: same database and key prefix, Redis connections of its own. */
+function peer(options: { subscribed: boolean }): { app: Express; subscriber?: Redis } {
+  const db = createGatewayDb(a.databaseUrl, { max: 2 });
+  const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
+  const subscriber = options.subscribed ? redis.duplicate() : undefined;
+  const { app } = createApp({
+    config: a.config,
+    db,
+    redis,
+    subscriber,
+    logger: createLogger({ level: 'silent' }),
+    masterKey: a.config.MASTER_KEY as Buffer,
+    dexRegistration: a.dexRegistration,
+    clock: a.clock,
+    redisPrefix: a.redisPrefix,
+    blobStore: a.blobStore,
+    dexKeys: staticDexKey(dex.publicKey),
+  });
+  closers.push(async () => {
+    subscriber?.disconnect();
+    redis.disconnect();
+    await db.$disconnect();
+  });
+  return { app, subscriber };
+}
+
+const validate = (app: Express, host: string, token: string) =>
+  request(app).get('/users/access_token/validate').set('Host', host).set('X-Auth-Token', token);
+
+/** Milliseconds until `app` answers `status` for the token, polling; fails after 3 s. */
+async function msUntil(app: Express, host: string, token: string, status: number): Promise<number> {
+  const start = performance.now();
+  while (performance.now() - start < 3000) {
+    if ((await validate(app, host, token)).status === status) return performance.now() - start;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`still not ${status} after 3 s`);
+}
+
+let b: Express;
+let owner: SignedUp;
+
+beforeAll(async () => {
+  ({ gw: a, dex } = await startGatewayWithDex());
+  b = peer({ subscribed: true }).app;
+  owner = await signUp(a.app, 'alice');
+  // Let B's subscription come up before anything is cached there.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+});
+
+afterAll(async () => {
+  for (const close of closers) await close();
+  await a.close();
+});
+
+describe('a change made through one gateway', () => {
+  it('refuses a user disabled on gateway A on gateway B within 1 s, and accepts them again once enabled', async () => {
+    const bob = await addUser(a.app, owner, 'bob');
+    expect((await validate(b, owner.address, bob.token)).status).toBe(200); // B has bob cached now
+
+    await request(a.app).put(`/users/user/${bob.userId}/disable`).set('Host', owner.address).set('X-Auth-Token', owner.token).expect(200);
+    expect(await msUntil(b, owner.address, bob.token, 401)).toBeLessThan(1000);
+    const refused = await validate(b, owner.address, bob.token);
+    expect(refused.body).toEqual({ error: 'Not Authenticated', message: 'The supplied authentication is invalid', cause: 'unknown user' });
+
+    await request(a.app).put(`/users/user/${bob.userId}/enable`).set('Host', owner.address).set('X-Auth-Token', owner.token).expect(200);
+    expect(await msUntil(b, owner.address, bob.token, 200)).toBeLessThan(1000);
+  });
+
+  it('refuses a deleted user on gateway B within 1 s', async () => {
+    const carol = await addUser(a.app, owner, 'carol');
+    expect((await validate(b, owner.address, carol.token)).status).toBe(200);
+    await request(a.app).delete(`/users/user/${carol.userId}`).set('Host', owner.address).set('X-Auth-Token', owner.token).expect(200);
+    expect(await msUntil(b, owner.address, carol.token, 401)).toBeLessThan(1000);
+    expect((await request(b).get('/users/user').set('Host', owner.address).set('X-Auth-Token', owner.token)).body).not.toContainEqual(
+      expect.objectContaining({ userId: carol.userId }),
+    );
+  });
+
+  it('refuses the tokens of an app disabled on gateway A on gateway B within 1 s, and accepts them after a new setup', async () => {
+    const app = await installApp(a, dex, owner, appRecord('notes'));
+    const items = () => request(b).get('/api/v2.6/data/notes/items').set('Host', owner.address).set('X-Auth-Token', app.token);
+    expect((await items()).status).toBe(200);
+
+    await request(a.app).post(`/api/v2.6/applications/${app.appId}/disable`).set('Host', owner.address).set('X-Auth-Token', owner.token).expect(200);
+    expect(await msUntil(b, owner.address, app.token, 401)).toBeLessThan(1000);
+    expect((await items()).status).toBe(401);
+
+    await request(a.app).post(`/api/v2.6/applications/${app.appId}/setup`).set('Host', owner.address).set('X-Auth-Token', owner.token).expect(200);
+    expect(await msUntil(b, owner.address, app.token, 200)).toBeLessThan(1000);
+  });
+
+  it('serves the new instance on gateway B after the address was deleted and signed up again on A', async () => {
+    const first = await signUp(a.app, 'hank');
+    const key = async () => (await request(b).get('/publickey').set('Host', first.address)).text;
+    const firstKey = await key();
+    expect(firstKey).toMatch(/BEGIN PUBLIC KEY/);
+
+    await a.db.instance.delete({ where: { address: first.address } });
+    const second = await signUp(a.app, 'hank');
+    const start = performance.now();
+    while ((await key()) === firstKey && performance.now() - start < 3000) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(performance.now() - start).toBeLessThan(1000);
+    expect(await key()).not.toBe(firstKey);
+    expect((await validate(b, second.address, second.token)).status).toBe(200);
+    expect((await validate(b, first.address, first.token)).status).toBe(401);
+  });
+});
+
+describe('a gateway that cannot hear invalidations', () => {
+  it('still refuses a user disabled elsewhere within about 1 s, since it then keeps accounts for 1 s only', async () => {
+    const deaf = peer({ subscribed: false }).app;
+    const dave = await addUser(a.app, owner, 'dave', STRONG_PASSWORD);
+    expect((await validate(deaf, owner.address, dave.token)).status).toBe(200);
+    await request(a.app).put(`/users/user/${dave.userId}/disable`).set('Host', owner.address).set('X-Auth-Token', owner.token).expect(200);
+    // One second of trust plus the polling step.
+    expect(await msUntil(deaf, owner.address, dave.token, 401)).toBeLessThan(1500);
+  });
+
+  it('forgets everything it cached once its subscription is back, since messages sent meanwhile are lost', async () => {
+    const { app: c, subscriber } = peer({ subscribed: true });
+    await new Promise((resolve) => subscriber?.once('ready', resolve));
+    const erin = await addUser(a.app, owner, 'erin', STRONG_PASSWORD);
+    expect((await validate(c, owner.address, erin.token)).status).toBe(200);
+
+    subscriber?.disconnect();
+    await request(a.app).put(`/users/user/${erin.userId}/disable`).set('Host', owner.address).set('X-Auth-Token', owner.token).expect(200);
+    await subscriber?.connect();
+    expect(await msUntil(c, owner.address, erin.token, 401)).toBeLessThan(500);
+  });
+});
+
+describe('database round trips on a warm cache', () => {
+  /** Statements the gateway sends to PostgreSQL while `run` runs (pg and Prisma share this pool). */
+  async function statementsDuring(run: () => Promise<unknown>): Promise<number> {
+    const pool = a.db.pool;
+    const query = pool.query.bind(pool);
+    let count = 0;
+    pool.query = ((...args: Parameters<typeof query>) => {
+      count++;
+      return query(...args);
+    }) as typeof pool.query;
+    try {
+      await run();
+    } finally {
+      pool.query = query;
+    }
+    return count;
+  }
+
+  it('answers validate with none, and file get and content with one', async () => {
+    const file = await uploadFile(a, { address: owner.address, token: owner.token }, { name: 'warm.txt', source: 'cache' });
+    const as = { address: owner.address, token: owner.token };
+    const get = () => call(a, 'get', `/file/${file.fileId}`, as).expect(200);
+    const content = () => call(a, 'get', `/content/${file.fileId}`, as).expect(303);
+    const valid = () => validate(a.app, owner.address, owner.token).expect(200);
+    for (const warm of [get, content, valid]) await warm();
+
+    expect(await statementsDuring(valid)).toBe(0);
+    expect(await statementsDuring(get)).toBe(1);
+    expect(await statementsDuring(content)).toBe(1);
+  });
+});
