@@ -82,7 +82,9 @@ export async function startProduct(): Promise<Product> {
     instanceUrl: (name) => `http://${name}.${CLUSTER}:${port}`,
     async stop() {
       child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
+      clearTimeout(timer);
       if (child.exitCode === null) child.kill('SIGKILL');
       await gatewayDb.drop();
       await dexDb.drop();
