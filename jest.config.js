@@ -8,6 +8,8 @@ module.exports = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
+  // Every supertest response is checked against the OpenAPI documents.
+  setupFilesAfterEnv: ['<rootDir>/test/openapi-conformance.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

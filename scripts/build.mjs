@@ -14,8 +14,14 @@ const outRoot = outIndex > 0 ? path.resolve(process.argv[outIndex + 1]) : root;
 
 /** Output name → source, per app. */
 const apps = {
-  gateway: { main: 'src/main.ts', worker: 'src/worker-main.ts', migrate: 'src/migrate-main.ts' },
-  dex: { main: 'src/main.ts', worker: 'src/worker-main.ts', migrate: 'src/migrate-main.ts', cli: 'src/cli.ts' },
+  gateway: { main: 'src/main.ts', worker: 'src/worker-main.ts', migrate: 'src/migrate-main.ts', 'rotate-key': 'src/rotate-key-main.ts' },
+  dex: {
+    main: 'src/main.ts',
+    worker: 'src/worker-main.ts',
+    migrate: 'src/migrate-main.ts',
+    cli: 'src/cli.ts',
+    'rotate-key': 'src/rotate-key-main.ts',
+  },
 };
 
 for (const [app, entries] of Object.entries(apps)) {

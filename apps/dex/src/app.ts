@@ -3,12 +3,13 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Config } from '@pds/config';
 import { AdminRepository, AppRecordRepository, CertifiedClusterRepository, databaseChecks, RegisteredInstanceRepository, type DexDb } from '@pds/db';
-import { createBaseApp, finishApp, healthRoutes, type Logger, type Metrics } from '@pds/http';
+import { createBaseApp, finishApp, healthRoutes, openApiRoutes, type Logger, type Metrics } from '@pds/http';
 import type { Producer, QueueEvents } from '@pds/queue';
 import { type Clock, publicKeyPem, type SigningKeys } from '@pds/tokens';
 import { appRoutes } from './apps/routes';
 import { AppUpdateService } from './apps/service';
 import { InstanceTokenVerifier } from './auth';
+import { dexOpenApi } from './openapi';
 import { registrationRoutes } from './registration/routes';
 import { RegistrationService } from './registration/service';
 
@@ -42,6 +43,7 @@ export function createDexApp(deps: DexDeps): { app: Express } {
   app.get('/publickey', (_req, res) => {
     res.type('text/plain').send(publicKey);
   });
+  app.use(openApiRoutes(dexOpenApi()));
   app.use(registrationRoutes(registration));
   app.use(appRoutes(apps));
   finishApp(app);

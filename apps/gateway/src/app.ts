@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { instanceUrl, type Config } from '@pds/config';
 import { ApplicationRepository, FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
-import { createBaseApp, finishApp, healthRoutes, type Logger, type Metrics } from '@pds/http';
+import { createBaseApp, finishApp, healthRoutes, openApiRoutes, type Logger, type Metrics } from '@pds/http';
 import { BLOB_ROUTE, LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
 import { AccountCache } from './auth/accounts';
@@ -21,6 +21,7 @@ import { FILES_PATH, fileRoutes } from './files/routes';
 import { FileService } from './files/service';
 import { Invalidation } from './instances/invalidation';
 import { InstanceRegistry } from './instances/registry';
+import { gatewayOpenApi } from './openapi';
 import { gatewayReadiness } from './readiness';
 import { resolveTenant } from './instances/tenancy';
 import { signupRoutes } from './signup/routes';
@@ -88,6 +89,8 @@ export function createApp(deps: GatewayDeps): Gateway {
   const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE], metrics: deps.metrics?.requests });
   // Before tenancy and auth: probes answer on any Host.
   app.use(healthRoutes(gatewayReadiness(deps)));
+  // Before tenancy: the same document for every Host.
+  app.use(openApiRoutes(gatewayOpenApi()));
   const webConsole = consoleFeature(config, db, logger);
   if (webConsole) app.use(webConsole.cluster);
   // Before tenancy: sign-up creates the instance its Host names.

@@ -122,6 +122,9 @@ const schemas = {
   'dex-worker': base.extend({ ...dexDb, ...redis, ...key }),
   'gateway-migrate': base.extend(gatewayDb),
   'dex-migrate': base.extend(dexDb),
+  // Master-key rotation (rotate-key-main.ts): the current key and the one to re-seal under.
+  'gateway-rotate-key': base.extend({ ...gatewayDb, ...key, NEW_MASTER_KEY: masterKey }),
+  'dex-rotate-key': base.extend({ ...dexDb, ...key, NEW_MASTER_KEY: masterKey }),
   /** `pnpm start` and the tests: every process in one. */
   cluster: base.extend({ ...gatewayDb, ...dexDb, ...redis, ...key }),
 };

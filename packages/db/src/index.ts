@@ -12,5 +12,6 @@ export type { Instance, User, UserKind, DexState } from './generated/gateway/cli
 export { Prisma as GatewayPrisma } from './generated/gateway/client';
 export { Prisma as DexPrisma } from './generated/dex/client';
 export * from './dex';
+export * from './key-rotation';
 export * from './migrations';
 export * from './readiness';

@@ -1,6 +1,8 @@
 // GET /healthz (the process answers) and GET /readyz (what it depends on answers). Mounted before
 // tenancy and auth, so they answer on any Host, for load balancers and orchestrators.
 import { Router } from 'express';
+import { z } from 'zod';
+import type { ApiOperation } from './openapi';
 
 /** One dependency's check: resolves when it answers, throws (with a message naming why) when not. */
 export type ReadinessCheck = () => Promise<void>;
@@ -56,3 +58,32 @@ export async function requireReady(what: string, checks: Record<string, Readines
   const problem = describeFailures(await runChecks(checks));
   if (problem) throw new Error(`${what} cannot start: ${problem}`);
 }
+
+/** The OpenAPI description of the two probes (joined into each app's document). */
+export const healthApi: ApiOperation[] = [
+  {
+    method: 'get',
+    path: '/healthz',
+    tag: 'meta',
+    auth: 'none',
+    summary: 'The process is alive (any Host, no token)',
+    responses: { 200: { description: 'Alive', body: z.object({ status: z.literal('ok') }) } },
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    tag: 'meta',
+    auth: 'none',
+    summary: 'PostgreSQL, Redis and the store answer and the migrations are applied (any Host, no token)',
+    responses: {
+      200: {
+        description: 'Ready, with each check',
+        body: z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.literal('ok')) }),
+      },
+      503: {
+        description: 'Not ready: the message and `checks` name what is down',
+        body: z.object({ error: z.string(), message: z.string(), checks: z.record(z.string(), z.string()) }),
+      },
+    },
+  },
+];

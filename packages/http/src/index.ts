@@ -2,6 +2,7 @@ export * from './errors';
 export * from './validate';
 export * from './logger';
 export * from './middleware';
+export * from './openapi';
 export * from './outgoing';
 export * from './lifecycle';
 export * from './health';

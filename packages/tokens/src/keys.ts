@@ -78,3 +78,16 @@ export function compactSigningKeys(keyId: string, privateKeyPem: string): Signin
     },
   };
 }
+
+/**
+ * The sealed key re-sealed under `to`, or null when it is sealed under `to` already (so a rotation that
+ * stopped half-way can run again). Throws when neither key opens it: nothing is overwritten then.
+ */
+export function resealPrivateKey(sealed: string, from: Buffer, to: Buffer): string | null {
+  try {
+    openPrivateKey(sealed, to);
+    return null;
+  } catch {
+    return sealPrivateKey(openPrivateKey(sealed, from), to);
+  }
+}

@@ -7,7 +7,7 @@ import { APP_PUSH_SCOPE, type Clock, DEX_ISSUER, epochSeconds, verifyServiceToke
 import type { ResolvedInstance } from '../instances/registry';
 import { tokenKeyId, type DexKeySource } from './dex-keys';
 
-const pushSchema = z.object({
+export const pushSchema = z.object({
   version: z.number().int().min(0).max(2_147_483_647),
   record: z.unknown(),
 });

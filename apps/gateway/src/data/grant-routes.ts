@@ -5,19 +5,21 @@ import { callerOf, tenantOf } from '../context';
 import type { DataGrantService } from './grants';
 import { ENDPOINT, NAMESPACE } from './input';
 
-const grantSchema = z.object({
+export const grantSchema = z.object({
   userId: z.uuid(),
   namespace: z.string().regex(NAMESPACE, 'must be a data namespace'),
   endpoint: z.union([z.literal('*'), z.string().max(515).regex(ENDPOINT, 'must be "*" or a data endpoint')]).default('*'),
   access: z.enum(['read', 'write']),
 });
 
+export const grantQuery = z.object({ userId: z.uuid() });
+
 /** Owner-only: which tables a plain user account may read or write (see grants.ts). */
 export function dataGrantRoutes(grants: DataGrantService): Router {
   const router = Router();
 
   router.get('/api/v2.6/data-grants', async (req, res) => {
-    const input = parseInput(z.object({ userId: z.uuid() }), req.query, 'query');
+    const input = parseInput(grantQuery, req.query, 'query');
     res.json(await grants.list(tenantOf(req), callerOf(req), input));
   });
 

@@ -1,0 +1,75 @@
+// The OpenAPI builder: paths in OpenAPI form, request schemas from the validating zod schemas (input
+// side), the shared error body, and no operation described twice.
+import { z } from 'zod';
+import { openApiDocument, openApiPath, type ApiOperation } from '../src/openapi';
+
+const info = { title: 't', version: '1', description: 'd' };
+type Doc = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { name: string; in: string; required: boolean }[];
+        requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
+        responses: Record<string, unknown>;
+        security: unknown[];
+      }
+    >
+  >;
+};
+
+describe('openApiPath', () => {
+  it('turns express parameters and wildcards into OpenAPI ones', () => {
+    expect(openApiPath('/api/v2.6/data/:namespace/*endpoint')).toEqual({
+      path: '/api/v2.6/data/{namespace}/{endpoint}',
+      params: [
+        { name: 'namespace', wildcard: false },
+        { name: 'endpoint', wildcard: true },
+      ],
+    });
+    expect(openApiPath('/plain').path).toBe('/plain');
+  });
+});
+
+describe('openApiDocument', () => {
+  const body = z.object({ name: z.string().max(10), when: z.union([z.number(), z.string()]).transform(String) });
+  const op: ApiOperation = {
+    method: 'post',
+    path: ['/things/:id', '/v3/things/:id'],
+    tag: 't',
+    auth: 'instanceToken',
+    summary: 's',
+    body,
+    query: z.object({ take: z.coerce.number().int().max(5).default(1) }),
+    responses: { 201: { description: 'made', body: z.object({ id: z.string() }) } },
+  };
+
+  it('describes each alias with its parameters, the input side of the body schema and the shared error body', () => {
+    const doc = openApiDocument(info, [op]) as unknown as Doc;
+    for (const path of ['/things/{id}', '/v3/things/{id}']) {
+      const operation = doc.paths[path]!.post!;
+      expect(operation.parameters).toEqual([
+        { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+        {
+          name: 'take',
+          in: 'query',
+          required: false,
+          schema: { type: 'integer', maximum: 5, default: 1, minimum: expect.any(Number) as number },
+        },
+      ]);
+      const schema = operation.requestBody!.content['application/json']!.schema;
+      expect(schema.required).toEqual(['name', 'when']);
+      expect((schema.properties as Record<string, unknown>).when).toEqual({ type: ['number', 'string'] });
+      expect(operation.responses['4XX']).toEqual({
+        description: expect.any(String) as string,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      });
+      expect(operation.security).toEqual([{ instanceToken: [] }]);
+    }
+  });
+
+  it('refuses an operation described twice', () => {
+    expect(() => openApiDocument(info, [op, { ...op, path: '/things/:id' }])).toThrow('POST /things/:id is described twice');
+  });
+});

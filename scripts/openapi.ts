@@ -1,0 +1,19 @@
+// `pnpm openapi`: writes the gateway's and dex's OpenAPI documents into docs/, generated from the
+// same zod schemas that validate requests. apps/*/test/openapi.test.ts fails when they are stale.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dexOpenApi } from '@pds/dex';
+import { gatewayOpenApi } from '@pds/gateway';
+
+export const OPENAPI_FILES = {
+  gateway: join(__dirname, '..', 'docs', 'openapi.json'),
+  dex: join(__dirname, '..', 'docs', 'openapi-dex.json'),
+};
+
+export const serialise = (document: unknown) => `${JSON.stringify(document, null, 2)}\n`;
+
+if (require.main === module) {
+  writeFileSync(OPENAPI_FILES.gateway, serialise(gatewayOpenApi()));
+  writeFileSync(OPENAPI_FILES.dex, serialise(dexOpenApi()));
+  console.log(`wrote ${OPENAPI_FILES.gateway} and ${OPENAPI_FILES.dex}`);
+}

@@ -1,0 +1,135 @@
+// Checks an express app against its OpenAPI document: which routes are mounted (walking the router
+// stack), and whether a response matches what the document says about its operation and status.
+import type { Express } from 'express';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { Response } from 'supertest';
+import { isNotApi, openApiPath } from '@pds/http';
+
+interface Layer {
+  handle: unknown;
+  rawPath?: string | string[];
+  route?: { path: string | string[]; methods: Record<string, boolean>; stack: Layer[] };
+}
+
+/** `GET /api/v2.6/files/file/{fileId}` for every route the app mounts (routers included), minus `notApi` ones. */
+export function mountedRoutes(app: Express): string[] {
+  const found: string[] = [];
+  const walk = (stack: Layer[], prefix: string) => {
+    for (const layer of stack) {
+      if (isNotApi(layer.handle)) continue;
+      if (layer.route) {
+        if (layer.route.stack.some((l) => isNotApi(l.handle))) continue;
+        for (const path of [layer.route.path].flat()) {
+          for (const method of Object.keys(layer.route.methods).filter((m) => m !== '_all')) {
+            found.push(`${method.toUpperCase()} ${openApiPath(prefix + path).path}`);
+          }
+        }
+      }
+      const nested = (layer.handle as { stack?: Layer[] }).stack;
+      if (nested) {
+        const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
+        walk(nested, prefix + mount);
+      }
+    }
+  };
+  walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
+  return [...new Set(found)].sort();
+}
+
+type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
+type Operation = { responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
+
+export function documentedRoutes(doc: Doc): string[] {
+  return Object.entries(doc.paths)
+    .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+    .sort();
+}
+
+/**
+ * A checker that finds the documented operation for a supertest response (by its request's method and
+ * path), picks the response for its status (or its 4XX/5XX range) and validates the body with ajv.
+ * Returns the problems; an empty list means the response is as documented.
+ */
+export function responseChecker(doc: Doc): (res: Response) => string[] {
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  addFormats(ajv);
+  addComponents(ajv, doc);
+  const templates = Object.keys(doc.paths).map((path) => ({
+    path,
+    // A `{name}` is one segment, except a wildcard's last one (`{endpoint}` of the data tables), which may hold several.
+    pattern: new RegExp(
+      `^${path
+        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\\?\{[^}]+\\?\}$/, '.+')
+        .replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`,
+    ),
+  }));
+  const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
+  return (res) => {
+    const req = (res as unknown as { req: { method: string; path: string } }).req;
+    const method = req.method.toLowerCase();
+    const path = decodeURIComponent(req.path.split('?')[0]!);
+    const label = `${req.method} ${path} → ${res.status}`;
+    // The most specific template wins: /users/access_token/validate before /users/access_token/{…}.
+    const template = templates
+      .filter((t) => t.pattern.test(path) && doc.paths[t.path]![method])
+      .sort((a, b) => literalLength(b.path) - literalLength(a.path))[0];
+    if (!template) return [`${label}: no documented operation`];
+    const operation = doc.paths[template.path]![method]!;
+    const response = operation.responses[String(res.status)] ?? operation.responses[`${String(res.status)[0]}XX`];
+    if (!response) return [`${label}: status not documented for ${template.path}`];
+    const json = response.content?.['application/json'];
+    if (!json)
+      return String(res.headers['content-type'] ?? '').startsWith('application/json') && res.text
+        ? [`${label}: JSON body where none is documented`]
+        : [];
+    if (!String(res.headers['content-type'] ?? '').startsWith('application/json')) return [`${label}: expected a JSON body`];
+    const key = `${method} ${template.path} ${res.status}`;
+    const validate = compiled.get(key) ?? ajv.compile(resolvable(json.schema));
+    compiled.set(key, validate);
+    return validate(res.body) ? [] : [`${label}: ${ajv.errorsText(validate.errors)}`];
+  };
+}
+
+// A schema inside the document refers to `#/components/schemas/X`; alone, ajv knows X by an id of its own.
+const COMPONENT_ID = 'urn:openapi:component:';
+const resolvable = (schema: unknown) =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${COMPONENT_ID}`)) as object;
+
+function addComponents(ajv: Ajv2020, doc: Doc): void {
+  for (const [name, schema] of Object.entries(doc.components.schemas ?? {})) ajv.addSchema(resolvable(schema), COMPONENT_ID + name);
+}
+
+const literalLength = (template: string) => template.replace(/\{[^}]+\}/g, '').length;
+
+/**
+ * Problems of a document against the OpenAPI 3.1 schema (the one @seriousme/openapi-schema-validator
+ * ships; its validator is ESM-only, so ajv runs the schema here), plus any JSON Schema ajv cannot compile.
+ */
+export function openApiProblems(doc: Doc): string[] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const oas = require('@seriousme/openapi-schema-validator/schemas/v3.1/schema.json') as object;
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  addFormats(ajv);
+  ajv.addFormat('media-range', true); // used by the OAS schema for content keys; not a format ajv-formats knows
+  const validate = ajv.compile(oas);
+  const problems = validate(doc) ? [] : [ajv.errorsText(validate.errors)];
+  const schemas = new Ajv2020({ strict: true, strictTypes: false, allowUnionTypes: true });
+  addFormats(schemas);
+  addComponents(schemas, doc);
+  const walk = (value: unknown, at: string) => {
+    if (typeof value !== 'object' || value === null) return;
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === 'schema' && typeof inner === 'object') {
+        try {
+          schemas.compile(resolvable(inner));
+        } catch (error) {
+          problems.push(`${at}: ${(error as Error).message}`);
+        }
+      } else walk(inner, `${at}/${key}`);
+    }
+  };
+  walk(doc.paths, '#/paths');
+  return problems;
+}
