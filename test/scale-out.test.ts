@@ -43,8 +43,14 @@ function run(name: string, script: string, extra: Record<string, string> = {}): 
   return proc;
 }
 
+/** The URL a process logged as listening on: ports are chosen by the OS, so no other test can take them first. */
+async function listening(proc: Proc): Promise<string> {
+  return eventually(async () => /"url":"(http:\/\/[^"]+)"[^\n]*listening/.exec(proc.output.join(''))?.[1], 60_000);
+}
+
 async function ready(url: string, path = '/readyz') {
-  await eventually(async () => (await fetch(url + path).catch(() => undefined))?.status === 200, 20_000);
+  // Generous: on a loaded machine five node processes take a while to start.
+  await eventually(async () => (await fetch(url + path).catch(() => undefined))?.status === 200, 60_000);
 }
 
 beforeAll(async () => {
@@ -58,8 +64,8 @@ beforeAll(async () => {
   databases.push(`pds_scale_${suffix}`, `pds_scale_${suffix}_dex`);
   const databaseUrl = await ensureDatabase(admin, `pds_scale_${suffix}`);
   await ensureDatabase(admin, `pds_scale_${suffix}_dex`);
-  const [a, b, d, m] = [await freePort(), await freePort(), await freePort(), await freePort()];
-  [gatewayA, gatewayB, dexUrl, workerMetrics] = [a, b, d, m].map((p) => `http://127.0.0.1:${p}`) as [string, string, string, string];
+  const metricsPort = await freePort();
+  workerMetrics = `http://127.0.0.1:${metricsPort}`;
   env = {
     // DEX_DATABASE_URL is left to its default: <DATABASE_URL's database>_dex.
     DATABASE_URL: databaseUrl,
@@ -68,29 +74,32 @@ beforeAll(async () => {
     QUEUE_PREFIX: `test-scale-${suffix}`,
     CLUSTER_DOMAIN: CLUSTER,
     PUBLIC_URL_SCHEME: 'http',
-    PUBLIC_PORT: String(a),
     DATA_DIR: path.join(dir, 'data'),
-    DEX_PORT: String(d),
+    DEX_PORT: '0',
+    PORT: '0',
     DEX_ADMINS: `boss.${CLUSTER}`,
-    CLUSTER_GATEWAYS: `${CLUSTER}=${gatewayA}`,
     LOGIN_RATE_LIMIT: String(LOGIN_RATE_LIMIT),
-    LOG_LEVEL: 'warn',
+    // info: the 'listening' line names the port each process got.
+    LOG_LEVEL: 'info',
   };
   // Migrations first, with the compiled runner, as a deployment's migration step does.
   for (const app of ['gateway', 'dex']) {
     const migrate = run(`${app} migrate`, `apps/${app}/dist/migrate.js`);
     expect(await migrate.exited).toBe(0);
   }
-  run('dex', 'apps/dex/dist/main.js');
-  await ready(dexUrl);
-  run('gateway A', 'apps/gateway/dist/main.js', { PORT: String(a) });
-  run('gateway B', 'apps/gateway/dist/main.js', { PORT: String(b) });
-  run('gateway worker', 'apps/gateway/dist/worker.js', { METRICS_PORT: String(m) });
+  dexUrl = await listening(run('dex', 'apps/dex/dist/main.js'));
+  env.DEX_URL = dexUrl;
+  [gatewayA, gatewayB] = await Promise.all([listening(run('gateway A', 'apps/gateway/dist/main.js')), listening(run('gateway B', 'apps/gateway/dist/main.js'))]);
+  // Dex's worker reaches the instances through gateway A.
+  env.CLUSTER_GATEWAYS = `${CLUSTER}=${gatewayA}`;
+  run('gateway worker', 'apps/gateway/dist/worker.js', { METRICS_PORT: String(metricsPort) });
   run('dex worker', 'apps/dex/dist/worker.js');
-  await Promise.all([ready(gatewayA), ready(gatewayB), ready(workerMetrics, '/healthz')]);
-}, 90_000);
+  await Promise.all([ready(dexUrl), ready(gatewayA), ready(gatewayB), ready(workerMetrics, '/healthz')]);
+}, 240_000);
 
 afterAll(async () => {
+  // A process that died early says why here.
+  for (const p of procs) if (p.child.exitCode !== null && p.child.exitCode !== 0) console.error(`${p.name} exited ${p.child.exitCode}:\n${p.output.join('')}`);
   for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   await Promise.all(procs.map((p) => p.exited));
   for (const name of databases) await dropDatabase(requireEnv('TEST_PG_ADMIN_URL'), name);

@@ -3,10 +3,11 @@
 // whose keys and answers a test controls). Everything shares one private queue prefix. `close()` in afterAll.
 import { randomBytes } from 'node:crypto';
 import http, { type Server } from 'node:http';
-import { loadConfigFor, type ClusterConfig } from '@pds/config';
+import { loadConfigFor, type ClusterConfig, type Env } from '@pds/config';
 import { createDexDb, type DexDb } from '@pds/db';
 import { startDex, startDexWorker, type RunningDex } from '@pds/dex';
 import { startGatewayWorker } from '@pds/gateway';
+import { answerClientErrors } from '@pds/http';
 import { appPushProducer, keyFetchProducer, Producer, QUEUE_NAMES } from '@pds/queue';
 import { generateRsaKeyPair, issueToken, signingKeys, type SigningKeys } from '@pds/tokens';
 import { freePort } from '../../scripts/lib/ports';
@@ -98,7 +99,9 @@ export interface TestCluster {
   close(): Promise<void>;
 }
 
-export async function startTestCluster(options: { worker?: boolean; registerWaitMs?: number } = {}): Promise<TestCluster> {
+export async function startTestCluster(
+  options: { worker?: boolean; registerWaitMs?: number; /** Settings of dex and the worker to override. */ env?: Partial<Record<keyof Env, string>> } = {},
+): Promise<TestCluster> {
   const [dexPort, gatewayPort] = [await freePort(), await freePort()];
   const dexUrl = `http://127.0.0.1:${dexPort}`;
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -120,6 +123,8 @@ export async function startTestCluster(options: { worker?: boolean; registerWait
     DEX_ADMINS: ADMIN,
     CLUSTER_GATEWAYS: `${CLUSTER}=${gatewayUrl},${PEER_CLUSTER}=${fakes.url}`,
     QUEUE_PREFIX: gw.redisPrefix,
+    REGISTER_RATE_LIMIT: '1000',
+    ...options.env,
   });
   const dex = await startDex(config, { registerWaitMs: options.registerWaitMs });
   const dexDb = createDexDb(database.url, { max: 2 });
@@ -133,6 +138,7 @@ export async function startTestCluster(options: { worker?: boolean; registerWait
     await new Promise<void>((resolve, reject) => {
       server = gw.app.listen(gatewayPort, '127.0.0.1', () => resolve());
       server.once('error', reject);
+      answerClientErrors(server);
     });
   };
   const stopGateway = async () => {

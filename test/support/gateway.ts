@@ -51,6 +51,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof Env, stri
     DATA_DIR: `/tmp/pds-test-data/${randomBytes(6).toString('hex')}`,
     // Tests log in far more often than people; the limit itself is tested with the contract's value.
     LOGIN_RATE_LIMIT: '1000',
+    SIGNUP_RATE_LIMIT: '1000',
     ...overrides,
   });
   const db = createGatewayDb(database.url, { max: 5 });

@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Config } from '@pds/config';
 import { AdminRepository, AppRecordRepository, CertifiedClusterRepository, databaseChecks, RegisteredInstanceRepository, type DexDb } from '@pds/db';
-import { createBaseApp, finishApp, healthRoutes, openApiRoutes, type Logger, type Metrics } from '@pds/http';
+import { createBaseApp, finishApp, healthRoutes, openApiRoutes, RateLimit, type Logger, type Metrics } from '@pds/http';
 import type { Producer, QueueEvents } from '@pds/queue';
 import { type Clock, publicKeyPem, type SigningKeys } from '@pds/tokens';
 import { appRoutes } from './apps/routes';
@@ -16,7 +16,7 @@ import { RegistrationService } from './registration/service';
 export interface DexDeps {
   config: Config;
   db: DexDb;
-  /** For /readyz (the queues' connection). */
+  /** For /readyz, and registerHat's per-client limit (keys under the queue prefix). */
   redis: Redis;
   logger: Logger;
   keys: SigningKeys;
@@ -44,7 +44,12 @@ export function createDexApp(deps: DexDeps): { app: Express } {
     res.type('text/plain').send(publicKey);
   });
   app.use(openApiRoutes(dexOpenApi()));
-  app.use(registrationRoutes(registration));
+  const registerLimit = new RateLimit(deps.redis, {
+    points: deps.config.REGISTER_RATE_LIMIT,
+    durationSeconds: deps.config.REGISTER_RATE_WINDOW,
+    keyPrefix: `${deps.config.QUEUE_PREFIX}:register`,
+  });
+  app.use(registrationRoutes(registration, registerLimit));
   app.use(appRoutes(apps));
   finishApp(app);
   return { app };

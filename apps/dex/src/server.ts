@@ -1,26 +1,30 @@
 // Wires dex's real dependencies from the configuration and serves it until `close()`.
-import { Redis } from 'ioredis';
+import type { Express } from 'express';
 import type { DexConfig } from '@pds/config';
 import { AdminRepository, CertifiedClusterRepository, createDexDb, databaseChecks, DexKeyRepository, disconnectOnFailure, poolUse } from '@pds/db';
 import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
-import { appPushProducer, keyFetchProducer, QUEUE_NAMES, queueEvents } from '@pds/queue';
+import { appPushProducer, blockingRedis, keyFetchProducer, QUEUE_NAMES, queueEvents, requestRedis } from '@pds/queue';
 import { createDexApp } from './app';
 import { loadOrCreateDexKeys } from './keys';
 
 export interface RunningDex extends Stoppable {
   url: string;
+  /** The express app, for tests that read its routes. */
+  app: Express;
 }
 
 export async function startDex(config: DexConfig, options: { registerWaitMs?: number } = {}): Promise<RunningDex> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'dex' });
   const db = createDexDb(config.DEX_DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
   await disconnectOnFailure(db, requireReady('dex', databaseChecks('dex', db)));
-  // BullMQ needs maxRetriesPerRequest null on connections it blocks on (QueueEvents duplicates this one).
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  // Requests enqueue and count on a fail-fast connection, so registerHat answers 503 at once while Redis
+  // is down; QueueEvents blocks on Redis by design and gets a connection that waits (it duplicates this one).
+  const redis = requestRedis(config.REDIS_URL);
+  const blocking = blockingRedis(config.REDIS_URL);
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
   const keyFetch = keyFetchProducer(queue);
   const appPush = appPushProducer(queue);
-  const keyFetchEvents = queueEvents(QUEUE_NAMES.keyFetch, queue);
+  const keyFetchEvents = queueEvents(QUEUE_NAMES.keyFetch, { connection: blocking, prefix: config.QUEUE_PREFIX });
 
   let metrics: Awaited<ReturnType<typeof startMetrics>>;
   const release = async () => {
@@ -29,11 +33,13 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
     await keyFetch.close();
     await appPush.close();
     redis.disconnect();
+    blocking.disconnect();
     await db.$disconnect();
     logger.flush();
   };
 
   let server;
+  let app: Express;
   try {
     // The configured trust roots are seeded on every start; the CLI adds more (and nothing removes these).
     await new CertifiedClusterRepository(db).ensure(config.DEX_CLUSTERS);
@@ -41,7 +47,7 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
     const keys = await loadOrCreateDexKeys(new DexKeyRepository(db), config.MASTER_KEY);
     metrics = await startMetrics('dex', config);
     metrics?.metrics.pool(() => poolUse(db));
-    const { app } = createDexApp({ config, db, redis, logger, keys, keyFetch, keyFetchEvents, appPush, metrics: metrics?.metrics, registerWaitMs: options.registerWaitMs });
+    ({ app } = createDexApp({ config, db, redis, logger, keys, keyFetch, keyFetchEvents, appPush, metrics: metrics?.metrics, registerWaitMs: options.registerWaitMs }));
     server = await listen(app, config.DEX_PORT, config.BIND_ADDRESS);
   } catch (error) {
     await release();
@@ -55,5 +61,5 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
     await closeServer(running, config.SHUTDOWN_TIMEOUT * 1000);
     await release();
   });
-  return { url, close, graceMs: config.SHUTDOWN_TIMEOUT * 1000 };
+  return { url, app, close, graceMs: config.SHUTDOWN_TIMEOUT * 1000 };
 }

@@ -1,23 +1,23 @@
 // Runs dex's jobs (key fetch, app push) until `close()`. It holds dex's database and key only: the
 // gateway's database belongs to the gateway's worker.
-import { Redis } from 'ioredis';
 import type { DexWorkerConfig } from '@pds/config';
 import { AppRecordRepository, createDexDb, databaseChecks, disconnectOnFailure, DexKeyRepository, poolUse, RegisteredInstanceRepository } from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
-import { appPushProducer, closeWorkers, keyFetchProducer, QUEUE_NAMES, runQueue } from '@pds/queue';
+import { appPushProducer, blockingRedis, closeWorkers, keyFetchProducer, QUEUE_NAMES, reconcileEvery, runQueue } from '@pds/queue';
 import { openPrivateKey, signingKeys, type SigningKeys } from '@pds/tokens';
 import { appPushProcessor } from './jobs/app-push';
 import { keyFetchProcessor } from './jobs/key-fetch';
-import { requeueUndeliveredPushes } from './jobs/reconcile';
+import { reconcileDex } from './jobs/reconcile';
 
 export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'dex-worker' });
   const db = createDexDb(config.DEX_DATABASE_URL, { max: 3 });
   await disconnectOnFailure(db, requireReady('dex worker', databaseChecks('dex', db)));
   // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const redis = blockingRedis(config.REDIS_URL);
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
   const apps = new AppRecordRepository(db);
+  const instances = new RegisteredInstanceRepository(db);
   const dexKeys = new DexKeyRepository(db);
   let keys: SigningKeys | undefined;
   const loadKeys = async () => {
@@ -28,16 +28,19 @@ export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable
   };
 
   const workers = [
-    runQueue(QUEUE_NAMES.keyFetch, keyFetchProcessor({ gateways: config.CLUSTER_GATEWAYS, instances: new RegisteredInstanceRepository(db) }), queue, logger),
+    runQueue(QUEUE_NAMES.keyFetch, keyFetchProcessor({ gateways: config.CLUSTER_GATEWAYS, instances }), queue, logger),
     runQueue(QUEUE_NAMES.appPush, appPushProcessor({ gateways: config.CLUSTER_GATEWAYS, apps, keys: loadKeys, clock: () => new Date() }), queue, logger),
   ];
   const appPush = appPushProducer(queue);
   // Only for the depth metrics: dex itself queues key fetches.
   const keyFetch = keyFetchProducer(queue);
   let metrics: Awaited<ReturnType<typeof startMetrics>>;
+  const reconcile = () => reconcileDex({ apps, appPush, instances, clock: () => new Date() }, logger);
+  let stopReconciling = () => undefined as void;
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   const close = async () => {
+    stopReconciling();
     await metrics?.close();
     await closeWorkers(workers, graceMs);
     await appPush.close();
@@ -48,7 +51,8 @@ export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable
   };
   try {
     await Promise.all(workers.map((w) => w.waitUntilReady()));
-    await requeueUndeliveredPushes(apps, appPush, logger);
+    await reconcile();
+    stopReconciling = reconcileEvery(reconcile, logger);
     metrics = await startMetrics('dex-worker', config);
     metrics?.metrics.queues([keyFetch.queue, appPush.queue]);
     metrics?.metrics.pool(() => poolUse(db));

@@ -3,12 +3,11 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { instanceUrl, type Config } from '@pds/config';
 import { ApplicationRepository, FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
-import { createBaseApp, finishApp, healthRoutes, openApiRoutes, type Logger, type Metrics } from '@pds/http';
+import { createBaseApp, finishApp, healthRoutes, openApiRoutes, RateLimit, type Logger, type Metrics } from '@pds/http';
 import { BLOB_ROUTE, LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
 import { AccountCache } from './auth/accounts';
 import { LoginService } from './auth/login';
-import { LoginLimiter } from './auth/login-limit';
 import { authenticate } from './auth/middleware';
 import { authRoutes } from './auth/routes';
 import { AuthService } from './auth/service';
@@ -67,7 +66,8 @@ export interface Gateway {
 export function createApp(deps: GatewayDeps): Gateway {
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
-  const redisPrefix = deps.redisPrefix ?? 'pds';
+  // One cluster's gateways share QUEUE_PREFIX; other clusters on the same Redis keep their own counts and channels.
+  const redisPrefix = deps.redisPrefix ?? config.QUEUE_PREFIX;
   const invalidation = new Invalidation(deps.redis, deps.subscriber, `${redisPrefix}:invalidate`, logger);
   const instances = new InstanceRepository(db);
   const accounts = new AccountCache(new UserRepository(db), new ApplicationRepository(db), invalidation, {
@@ -76,10 +76,17 @@ export function createApp(deps: GatewayDeps): Gateway {
   const users = new UserRepository(db, accounts.changed);
   const registry = new InstanceRegistry(instances, deps.masterKey, invalidation, { stats: deps.metrics?.cache('instance-registry') });
   const auth = new AuthService(users, accounts, new VerifiedTokenCache(undefined, deps.metrics?.cache('verified-token')), clock);
-  const limiter = new LoginLimiter(deps.redis, {
+  const limiter = new RateLimit(deps.redis, {
     points: config.LOGIN_RATE_LIMIT,
     durationSeconds: config.LOGIN_RATE_WINDOW,
     keyPrefix: `${redisPrefix}:login`,
+  });
+  const signupLimit = new RateLimit(deps.redis, {
+    points: config.SIGNUP_RATE_LIMIT,
+    durationSeconds: config.SIGNUP_RATE_WINDOW,
+    keyPrefix: `${redisPrefix}:signup`,
+    // Sign-up needs no Redis: during an outage the instance is created and its registration reconciled later.
+    whenUnavailable: 'allow',
   });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
 
@@ -94,14 +101,15 @@ export function createApp(deps: GatewayDeps): Gateway {
   const webConsole = consoleFeature(config, db, logger);
   if (webConsole) app.use(webConsole.cluster);
   // Before tenancy: sign-up creates the instance its Host names.
-  app.use(signupRoutes(signup, registry, auth));
+  app.use(signupRoutes(signup, registry, auth, signupLimit));
 
   app.use(resolveTenant(registry));
   // Before every instance route, blob addresses included: a browser app uploads to them too.
   app.use(instanceCors(config.CORS_ALLOWED_ORIGINS, apps.origins));
   if (webConsole) app.use(webConsole.instance);
   // The local store's signed addresses carry their own authorisation (S3 serves these itself).
-  if (deps.blobStore instanceof LocalBlobStore) app.use(blobRoutes(deps.blobStore));
+  const fileRepository = new FileRepository(db);
+  if (deps.blobStore instanceof LocalBlobStore) app.use(blobRoutes(deps.blobStore, fileRepository));
   // Dex pushes carry a dex service token in X-Auth-Token, which instance authentication would refuse.
   app.use(apps.pushRoutes);
   // The token routes read and judge tokens themselves (validate must say why a token is refused).
@@ -111,11 +119,12 @@ export function createApp(deps: GatewayDeps): Gateway {
   app.use(apps.routes);
   app.use(dataFeature(db, debits));
   const files = new FileService({
-    files: new FileRepository(db),
+    files: fileRepository,
     users,
     store: deps.blobStore,
     clock,
     signedUrlTtl: config.SIGNED_URL_TTL,
+    maxUploadBytes: config.MAX_UPLOAD_BYTES,
     baseUrl: (address) => instanceUrl(config, address),
   });
   app.use(FILES_PATH, fileRoutes(files));

@@ -1,10 +1,9 @@
 // Wires real dependencies from the configuration and serves the gateway until `close()`.
 import type { Server } from 'node:http';
-import { Redis } from 'ioredis';
 import type { GatewayConfig } from '@pds/config';
 import { createGatewayDb, databaseChecks, disconnectOnFailure, poolUse } from '@pds/db';
 import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
-import { dexRegistrationProducer } from '@pds/queue';
+import { dexRegistrationProducer, requestRedis } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
 import { createApp, type Gateway } from './app';
 
@@ -19,7 +18,8 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   const db = createGatewayDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
   // A missing database or unapplied migrations would turn every request into an error: refuse to start instead.
   await disconnectOnFailure(db, requireReady('gateway', databaseChecks('gateway', db)));
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false });
+  // Fail-fast: while Redis is down, calls that need it answer 503 at once and the rest do not wait.
+  const redis = requestRedis(config.REDIS_URL);
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
   // Cache invalidation between gateways (instances/invalidation.ts) needs a connection of its own.
   const subscriber = redis.duplicate();

@@ -1,11 +1,10 @@
 // Runs the gateway's jobs (dex registration, upload sweep) until `close()`. It holds the gateway
 // database and blob store only: dex's database and key belong to dex's worker.
-import { Redis } from 'ioredis';
 import type { GatewayWorkerConfig } from '@pds/config';
 import { createGatewayDb, databaseChecks, disconnectOnFailure, FileRepository, GatewayDexStateRepository, poolUse } from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
-import { closeWorkers, dexRegistrationProducer, Producer, QUEUE_NAMES, runQueue, scheduleUploadSweep } from '@pds/queue';
-import { createBlobStore, objectKey } from '@pds/storage';
+import { blockingRedis, closeWorkers, dexRegistrationProducer, Producer, QUEUE_NAMES, reconcileEvery, runQueue, scheduleUploadSweep } from '@pds/queue';
+import { createBlobStore, LocalBlobStore, objectKey, removeOrphans, S3BlobStore, type BlobStore } from '@pds/storage';
 import { dexRegistrationProcessor } from './jobs/dex-registration';
 import { requeuePendingRegistrations } from './jobs/reconcile';
 import { uploadSweepProcessor } from './jobs/upload-sweep';
@@ -19,15 +18,24 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const db = createGatewayDb(config.DATABASE_URL, { max: 3 });
   await disconnectOnFailure(db, requireReady('gateway worker', databaseChecks('gateway', db)));
   // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const redis = blockingRedis(config.REDIS_URL);
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
   const states = new GatewayDexStateRepository(db);
+  const files = new FileRepository(db);
+  const clock = () => new Date();
 
   const workers = [
     runQueue(QUEUE_NAMES.dexRegistration, dexRegistrationProcessor({ dexUrl: config.DEX_URL, states }), queue, logger),
     runQueue(
       QUEUE_NAMES.uploadSweep,
-      uploadSweepProcessor({ files: new FileRepository(db), store, objectKey, clock: () => new Date(), uploadDeadline: config.UPLOAD_DEADLINE }),
+      uploadSweepProcessor({
+        files,
+        store,
+        objectKey,
+        clock,
+        uploadDeadline: config.UPLOAD_DEADLINE,
+        leftovers: () => removeLeftovers(store, files, clock, config.SIGNED_URL_TTL),
+      }),
       queue,
       logger,
     ),
@@ -36,9 +44,11 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   // Producers of both queues: the registration requeue, and the depth metrics.
   const sweep = new Producer(QUEUE_NAMES.uploadSweep, queue);
   let metrics: Awaited<ReturnType<typeof startMetrics>>;
+  let stopReconciling = () => undefined as void;
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   const close = async () => {
+    stopReconciling();
     await metrics?.close();
     await closeWorkers(workers, graceMs);
     await registration.close();
@@ -51,6 +61,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     await Promise.all(workers.map((w) => w.waitUntilReady()));
     await scheduleUploadSweep(queue, UPLOAD_SWEEP_EVERY_MS);
     await requeuePendingRegistrations(states, registration, logger);
+    stopReconciling = reconcileEvery(() => requeuePendingRegistrations(states, registration, logger), logger);
     metrics = await startMetrics('gateway-worker', config);
     metrics?.metrics.queues([registration.queue, sweep.queue]);
     metrics?.metrics.pool(() => poolUse(db));
@@ -60,4 +71,17 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   }
   logger.info({ queues: workers.map((w) => w.name), prefix: config.QUEUE_PREFIX }, 'gateway worker running');
   return { close: once(close), graceMs };
+}
+
+/**
+ * The local store's partial temp files; on S3, objects no live file points to, once older than a signed
+ * address lives (an upload may still be landing until then), with a minute's margin for clock skew.
+ */
+async function removeLeftovers(store: BlobStore, files: FileRepository, clock: () => Date, signedUrlTtl: number): Promise<number> {
+  if (store instanceof LocalBlobStore) return store.removeStaleTemp();
+  if (store instanceof S3BlobStore) {
+    const olderThan = new Date(clock().getTime() - (signedUrlTtl + 60) * 1000);
+    return removeOrphans(store, (keys) => files.liveFiles(keys), olderThan);
+  }
+  return 0;
 }

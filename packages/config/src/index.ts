@@ -94,6 +94,12 @@ const base = z.object({
 
   LOGIN_RATE_LIMIT: z.coerce.number().int().positive().default(10),
   LOGIN_RATE_WINDOW: seconds.default(60),
+  /** Sign-ups per client address per window (each costs a key pair and rows). */
+  SIGNUP_RATE_LIMIT: z.coerce.number().int().positive().default(10),
+  SIGNUP_RATE_WINDOW: seconds.default(3600),
+  /** Dex registerHat calls per client address per window (unauthenticated by the spec). */
+  REGISTER_RATE_LIMIT: z.coerce.number().int().positive().default(120),
+  REGISTER_RATE_WINDOW: seconds.default(60),
 
   /** How gateways and the gateway worker reach dex. */
   DEX_URL: z.url().optional(),

@@ -219,6 +219,21 @@ export class FileRepository {
   }
 
   /**
+   * Which of these (instance address, fileId) pairs name a file that may still hold bytes (New or
+   * Completed). The orphan sweep removes stored objects of every other pair. Across instances: the
+   * sweep is cluster-wide maintenance, never a request.
+   */
+  async liveFiles(files: { address: string; fileId: string }[]): Promise<{ address: string; fileId: string }[]> {
+    if (files.length === 0) return [];
+    return this.db.$queryRaw<{ address: string; fileId: string }[]>`
+      SELECT i."address", f."fileId"
+      FROM unnest(${files.map((f) => f.address)}::text[], ${files.map((f) => f.fileId)}::text[]) AS k("address", "fileId")
+      JOIN "Instance" i ON i."address" = k."address"
+      JOIN "File" f ON f."instanceId" = i."id" AND f."fileId" = k."fileId"
+      WHERE f."status" <> 'Deleted'`;
+  }
+
+  /**
    * Deletes an abandoned upload (row and permissions) if it is still New and old enough. The row stays
    * locked while `removeBytes` runs, so a concurrent completion waits and then finds no file; if
    * removing the bytes fails, the row stays for the next sweep. True when the file was removed.

@@ -7,6 +7,7 @@ export type ErrorKind =
   | 'Not Found'
   | 'Conflict'
   | 'Payload Too Large'
+  | 'Unsupported Media Type'
   | 'Too Many Requests'
   | 'Internal Server Error'
   | 'Service Unavailable';
@@ -47,6 +48,6 @@ export class ApiError extends Error {
     });
   }
   static unavailable(message = 'A service this call needs is unreachable; try again shortly') {
-    return new ApiError(503, 'Service Unavailable', message);
+    return new ApiError(503, 'Service Unavailable', message, { headers: { 'Retry-After': '5' } });
   }
 }

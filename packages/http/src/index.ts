@@ -7,3 +7,8 @@ export * from './outgoing';
 export * from './lifecycle';
 export * from './health';
 export * from './metrics';
+export * from './body';
+export * from './strings';
+export * from './url';
+export * from './client-errors';
+export * from './rate-limit';

@@ -2,6 +2,7 @@
 // requests and jobs finish (bounded), close pools and connections, and exit. One copy for all.
 import type { Server } from 'node:http';
 import type { Express } from 'express';
+import { answerClientErrors } from './client-errors';
 
 export interface Stoppable {
   /** Stops gracefully: in-flight work finishes, then connections and pools close. Safe to call twice. */
@@ -10,11 +11,15 @@ export interface Stoppable {
   graceMs?: number;
 }
 
-/** Resolves with the listening server once bound; rejects when the port cannot be bound. */
+/**
+ * Resolves with the listening server once bound; rejects when the port cannot be bound. Requests Node's
+ * parser refuses get the `{ error, message }` body too (client-errors.ts).
+ */
 export function listen(app: Express, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, () => resolve(server));
     server.once('error', reject);
+    answerClientErrors(server);
   });
 }
 

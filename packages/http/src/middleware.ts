@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
-import { ApiError } from './errors';
+import { jsonBodyParser } from './body';
+import { ApiError, type ErrorKind } from './errors';
+import { checkRequestTarget } from './url';
 import type { Logger } from './logger';
 
-export const JSON_BODY_LIMIT = '1mb';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** An express app with the parts every service shares: security headers, request ids, logs, JSON bodies. */
@@ -41,7 +42,8 @@ export function createBaseApp(
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
     }),
   );
-  const json = express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  app.use(checkRequestTarget);
+  const json = jsonBodyParser();
   const raw = options.rawBodyPrefixes ?? [];
   app.use((req, res, next) => (raw.some((prefix) => req.path.startsWith(`${prefix}/`)) ? next() : json(req, res, next)));
   return app;
@@ -69,16 +71,35 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const e = err as { type?: string; status?: number; code?: string; name?: string; message?: string };
-  if (e?.type === 'entity.parse.failed') return ApiError.badRequest('Body is not valid JSON');
-  if (e?.type === 'entity.too.large') return ApiError.tooLarge(`Body is larger than ${JSON_BODY_LIMIT}`);
-  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return ApiError.badRequest('Unsupported body encoding');
+  // Express's own refusals (e.g. a route parameter that does not decode) carry a 4xx status.
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError(e.status, kindOf(e.status), clientMessage(e.status));
   if (isUnavailable(e)) return ApiError.unavailable();
   return new ApiError(500, 'Internal Server Error', 'An unexpected error occurred');
 }
 
 function isUnavailable(e: { code?: string; name?: string; message?: string } | undefined): boolean {
   if (!e) return false;
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'P1001', 'P1002', 'P1017', 'P2024'].includes(e.code ?? '')) return true;
-  if (e.name === 'MaxRetriesPerRequestError') return true;
-  return /Connection is closed|connect ECONNREFUSED|Can't reach database server/.test(e.message ?? '');
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'P1001', 'P1002', 'P1017', 'P2024', 'P2028', '57P01', '57P02', '57P03'].includes(e.code ?? '')) return true;
+  if (e.name === 'MaxRetriesPerRequestError' || e.name === 'QueueUnavailableError') return true;
+  // ioredis on a request-path connection (packages/queue connections.ts) fails fast with these.
+  return /Connection is closed|connect ECONNREFUSED|Can't reach database server|enableOfflineQueue|Command timed out|Connection terminated|terminating connection/.test(e.message ?? '');
+}
+
+const KINDS: Record<number, ErrorKind> = {
+  401: 'Not Authenticated',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+};
+
+function kindOf(status: number): ErrorKind {
+  return KINDS[status] ?? 'Bad Request';
+}
+
+/** A fixed message per status: library messages may quote the input or internals. */
+function clientMessage(status: number): string {
+  return status === 400 ? 'The request could not be understood (malformed path, query or body)' : `Request refused (${status})`;
 }

@@ -22,6 +22,31 @@ export interface JobPayloads {
 }
 
 export type QueueName = keyof JobPayloads;
+
+/** Longest a caller waits to enqueue; past it (Redis down or not yet connected) the call fails. */
+export const ENQUEUE_TIMEOUT_MS = 1000;
+
+/** Redis could not take the job in time; callers answer 503 or leave the work to reconciliation. */
+export class QueueUnavailableError extends Error {
+  override readonly name = 'QueueUnavailableError';
+}
+
+async function withinEnqueueTimeout<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new QueueUnavailableError('the job queue did not answer in time')), ENQUEUE_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } catch (error) {
+    // The abandoned attempt may still fail later; that failure has no one left to tell.
+    work.catch(() => undefined);
+    if (error instanceof QueueUnavailableError) throw error;
+    throw new QueueUnavailableError(`the job queue refused the job: ${(error as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 export type { Job, QueueEvents };
 
 /** Retries with exponential backoff; finished jobs are trimmed so Redis does not grow. */
@@ -31,6 +56,13 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   removeOnComplete: { age: 24 * 3600, count: 1000 },
   removeOnFail: { age: 7 * 24 * 3600 },
 };
+
+/**
+ * Every worker's options. A job whose worker died (kill -9, a lost node) is noticed when its lock
+ * expires: with an 8 s lock checked every 2 s it is picked up again within 10 s, not BullMQ's default
+ * of up to 60 s. The lock is renewed every 4 s while the job runs, so only a dead worker loses it.
+ */
+export const WORKER_OPTIONS = { lockDuration: 8000, stalledInterval: 2000, maxStalledCount: 2 } as const;
 
 export interface QueueOptions {
   connection: Redis;
@@ -45,12 +77,21 @@ export class Producer<N extends QueueName> {
     this.queue = new Queue(name, { connection: options.connection, prefix: options.prefix ?? 'pds', defaultJobOptions: DEFAULT_JOB_OPTIONS });
   }
 
+  /** Queues a job that needs no de-duplication. For one job per subject use `enqueue`. */
+  async add(payload: JobPayloads[N]): Promise<void> {
+    await withinEnqueueTimeout(this.queue.add(this.name, payload));
+  }
+
   /**
    * Queues the job, or joins the one with this id that is still waiting or running. A finished job
    * (kept a while for inspection) would make `add` a silent no-op, so it is replaced: a new request
    * must really run again.
    */
-  async enqueue(payload: JobPayloads[N], jobId: string): Promise<Job<JobPayloads[N]>> {
+  enqueue(payload: JobPayloads[N], jobId: string): Promise<Job<JobPayloads[N]>> {
+    return withinEnqueueTimeout(this.replaceFinishedAndAdd(payload, jobId));
+  }
+
+  private async replaceFinishedAndAdd(payload: JobPayloads[N], jobId: string): Promise<Job<JobPayloads[N]>> {
     const existing = (await this.queue.getJob(jobId)) as Job<JobPayloads[N]> | undefined;
     if (existing && ((await existing.isCompleted()) || (await existing.isFailed()))) {
       // Another caller may have replaced it at the same moment; then add() below joins theirs.
@@ -108,6 +149,6 @@ export const jobIds = {
   appPush: (pushId: string) => `push-${pushId}`,
   uploadSweep: 'upload-sweep',
 };
-
 export { errorMessage, isLastAttempt } from './retry';
-export { closeWorkers, runQueue, type JobLogger } from './worker';
+export { closeWorkers, reconcileEvery, RECONCILE_EVERY_MS, runQueue, type JobLogger } from './worker';
+export * from './connections';

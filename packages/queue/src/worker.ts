@@ -1,6 +1,6 @@
 // A BullMQ worker for one queue, with the failure logging every domain worker wants.
 import { Worker, type Job, type Processor } from 'bullmq';
-import type { QueueName, QueueOptions } from './index';
+import { WORKER_OPTIONS, type QueueName, type QueueOptions } from './index';
 import { errorMessage } from './retry';
 
 /** The part of a pino logger a worker uses (so this package needs no logger of its own). */
@@ -10,7 +10,7 @@ export interface JobLogger {
 }
 
 export function runQueue(name: QueueName, processor: Processor, options: QueueOptions, logger: JobLogger, concurrency = 5): Worker {
-  const worker = new Worker(name, processor, { connection: options.connection, prefix: options.prefix ?? 'pds', concurrency });
+  const worker = new Worker(name, processor, { connection: options.connection, prefix: options.prefix ?? 'pds', concurrency, ...WORKER_OPTIONS });
   worker.on('failed', (job: Job | undefined, error: Error) => {
     // Messages name addresses and statuses, never tokens.
     logger.warn({ queue: name, jobId: job?.id, attemptsMade: job?.attemptsMade, error: errorMessage(error) }, 'job failed');
@@ -29,4 +29,25 @@ export async function closeWorkers(workers: Worker[], graceMs: number): Promise<
   const finished = await Promise.race([graceful, timedOut]);
   clearTimeout(timer);
   if (!finished) await Promise.all(workers.map((w) => w.close(true)));
+}
+
+/** How often a worker queues again the work an outage or a crash may have dropped. */
+export const RECONCILE_EVERY_MS = 10_000;
+
+/**
+ * Runs `task` every RECONCILE_EVERY_MS, never two at once, so work owed after an outage is picked up
+ * within one period of recovery without a restart. A failing run is logged and retried next period.
+ * Returns the function that stops it.
+ */
+export function reconcileEvery(task: () => Promise<unknown>, logger: JobLogger): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    task()
+      .catch((error: unknown) => logger.warn({ error: errorMessage(error) }, 'reconciliation failed; retrying next period'))
+      .finally(() => (running = false));
+  }, RECONCILE_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -25,3 +25,16 @@ export interface BlobStore {
 export function objectKey(instanceAddress: string, fileId: string): string {
   return `${instanceAddress}/${fileId}`;
 }
+
+/** The address and fileId an object key names, or null for a key this product did not write. */
+export function parseObjectKey(key: string): { address: string; fileId: string } | null {
+  const slash = key.indexOf('/');
+  if (slash <= 0 || slash === key.length - 1) return null;
+  return { address: key.slice(0, slash), fileId: key.slice(slash + 1) };
+}
+
+/** One object of a listable store. */
+export interface StoredObject {
+  key: string;
+  lastModified: Date;
+}

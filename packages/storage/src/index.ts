@@ -7,6 +7,7 @@ import { S3BlobStore } from './s3';
 export * from './blob-store';
 export { BLOB_ROUTE, BlobTooLargeError, LocalBlobStore, type StoredBlob } from './local';
 export { S3BlobStore } from './s3';
+export { removeOrphans, type ListableStore, type LiveFiles } from './orphans';
 
 /**
  * The store the configuration names, ready to use: `STORAGE=s3` ensures the bucket exists;

@@ -7,7 +7,7 @@
 // the key: no key can name a path outside the store, whatever characters it holds.
 import { createCipheriv, createDecipheriv, createHash, randomBytes, type DecipherGCM } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -23,6 +23,8 @@ const DEFAULT_TYPE = 'application/octet-stream';
 /** A media type with optional parameters, printable ASCII only (it is sent back as a header). */
 const CONTENT_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;[\x20-\x7e]*)?$/;
 export const BLOB_ROUTE = '/blobs';
+/** A temp file untouched this long belongs to no live upload. */
+export const STALE_TEMP_MS = 15 * 60 * 1000;
 
 export interface LocalBlobStoreOptions {
   /** Folder of the encrypted files; created when missing. */
@@ -64,8 +66,31 @@ export class LocalBlobStore implements BlobStore {
     this.now = options.now ?? Date.now;
   }
 
+  /** Creates the folders, and removes what uploads cut short by a crash left in the temp folder. */
   async init(): Promise<void> {
     await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
+    await this.removeStaleTemp();
+  }
+
+  /**
+   * Removes partial uploads nobody is writing any more: those of a process that no longer runs (the
+   * writer's pid is in the name), and any untouched for STALE_TEMP_MS (a writer on another host, whose
+   * pid means nothing here). A live upload writes continuously, so it never looks idle. How many.
+   */
+  async removeStaleTemp(): Promise<number> {
+    const idleBefore = this.now() - STALE_TEMP_MS;
+    let removed = 0;
+    for (const name of await readdir(this.tmpDir).catch(() => [] as string[])) {
+      const file = path.join(this.tmpDir, name);
+      const pid = Number(name.split('-')[0]);
+      const modified = await stat(file).then((st) => st.mtimeMs, () => null);
+      if (modified === null) continue;
+      if ((pid !== process.pid && !processRuns(pid)) || modified < idleBefore) {
+        await rm(file, { force: true });
+        removed++;
+      }
+    }
+    return removed;
   }
 
   async presignPut(key: string, options: PresignOptions): Promise<string> {
@@ -102,7 +127,8 @@ export class LocalBlobStore implements BlobStore {
    */
   async write(key: string, source: AsyncIterable<Buffer>, contentType = DEFAULT_TYPE): Promise<number> {
     const target = this.pathOf(key);
-    const temp = path.join(this.tmpDir, randomBytes(16).toString('hex'));
+    // The writer's pid first: a restart can tell which partial files belong to a process that died.
+    const temp = path.join(this.tmpDir, `${process.pid}-${randomBytes(16).toString('hex')}`);
     const iv = randomBytes(IV_BYTES);
     const type = Buffer.from(contentType.length <= 255 && CONTENT_TYPE.test(contentType) ? contentType : DEFAULT_TYPE);
     const cipher = createCipheriv('aes-256-gcm', this.dataKey, iv).setAAD(additionalData(key, type));
@@ -221,4 +247,16 @@ async function readHeader(file: FileHandle, key: string): Promise<{ fileSize: nu
   const type = Buffer.alloc(typeLength);
   await file.read(type, 0, typeLength, FIXED_HEADER_BYTES);
   return { fileSize, header: { iv: fixed.subarray(MAGIC.length, MAGIC.length + IV_BYTES), contentType: type.toString('latin1'), bytes } };
+}
+
+/** Whether a process with this pid runs on this host (signal 0 checks without signalling). */
+function processRuns(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

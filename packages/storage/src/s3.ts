@@ -1,7 +1,7 @@
 // The S3 adapter (AWS S3 or any S3-compatible service): minio-js for bucket, stat, remove and presigned
 // GETs; our own presigner for PUTs so the SSE header is signed (see sigv4.ts). Path-style URLs.
 import { Client } from 'minio';
-import { SSE_HEADER, SSE_VALUE, type BlobStore, type PresignOptions } from './blob-store';
+import { SSE_HEADER, SSE_VALUE, type BlobStore, type PresignOptions, type StoredObject } from './blob-store';
 import { presignV4 } from './sigv4';
 
 export interface S3BlobStoreOptions {
@@ -65,6 +65,14 @@ export class S3BlobStore implements BlobStore {
       const code = (error as { code?: string }).code;
       if (code === 'NotFound' || code === 'NoSuchKey') return null;
       throw error;
+    }
+  }
+
+  /** Every object in the bucket with its last change, for the orphan sweep. */
+  async *objects(): AsyncIterable<StoredObject> {
+    const listing = this.client.listObjectsV2(this.options.bucket, '', true) as AsyncIterable<{ name?: string; lastModified?: Date }>;
+    for await (const item of listing) {
+      if (item.name && item.lastModified) yield { key: item.name, lastModified: item.lastModified };
     }
   }
 

@@ -1,7 +1,8 @@
-// At dex worker start: app pushes that a crash or a Redis outage may have dropped are queued again.
-// The job is idempotent, so queueing one that was in fact delivered costs one harmless run.
+// At dex worker start and every RECONCILE_EVERY_MS: app pushes that a crash or a Redis outage may have
+// dropped are queued again. The job is idempotent and keeps one id per push, so queueing one that is
+// still queued or was in fact delivered costs nothing or one harmless run.
 import { parseAppRecord } from '@pds/app-record';
-import type { AppRecordRepository } from '@pds/db';
+import type { AppRecordRepository, RegisteredInstanceRepository } from '@pds/db';
 import type { Logger } from '@pds/http';
 import { jobIds, type Producer } from '@pds/queue';
 
@@ -19,4 +20,20 @@ export async function requeueUndeliveredPushes(apps: AppRecordRepository, appPus
   }
   if (count > 0) logger.info({ count }, 'requeued undelivered app pushes');
   return count;
+}
+
+/**
+ * How long dex keeps an address whose key was never fetched. registerHat already drops one whose
+ * fetch failed for good; this removes what a crash or an abandoned retry left behind.
+ */
+export const UNKEYED_REGISTRATION_TTL_MS = 3600 * 1000;
+
+/** One reconciliation pass of the dex worker: owed pushes queued again, key-less registrations expired. */
+export async function reconcileDex(
+  deps: { apps: AppRecordRepository; appPush: Producer<'app-push'>; instances: RegisteredInstanceRepository; clock: () => Date },
+  logger: Logger,
+): Promise<void> {
+  await requeueUndeliveredPushes(deps.apps, deps.appPush, logger);
+  const forgotten = await deps.instances.forgetUnkeyedBefore(new Date(deps.clock().getTime() - UNKEYED_REGISTRATION_TTL_MS));
+  if (forgotten > 0) logger.info({ count: forgotten }, 'removed registrations that never got a key');
 }

@@ -33,7 +33,10 @@ export class RegistrationService {
       outcome = (await job.waitUntilFinished(this.keyFetchEvents, this.waitMs)) as KeyFetchOutcome;
     } catch {
       // Either the wait ran out (the job still retries) or the job gave up for good.
-      if (await job.isFailed()) throw ApiError.badRequest(`hatAddress: ${address} did not serve an RSA public key`);
+      if (await job.isFailed()) {
+        await this.instances.forgetUnkeyed(address);
+        throw ApiError.badRequest(`hatAddress: ${address} did not serve an RSA public key`);
+      }
       return { status: 202, body: { message: 'Registration pending', hatAddress: address } };
     }
     if (outcome === 'key-mismatch') throw keyMismatch(address);

@@ -1,21 +1,20 @@
 // Logging in with a username and password: rate-limited per client and instance before the password
 // is even looked at, then a fresh token (CONTRACT §1).
-import { ApiError } from '@pds/http';
+import { ApiError, type RateLimit } from '@pds/http';
 import type { ResolvedInstance } from '../instances/registry';
-import type { LoginLimiter } from './login-limit';
 import type { AuthService } from './service';
 
 export class LoginService {
   constructor(
     private readonly auth: AuthService,
-    private readonly limiter: LoginLimiter,
+    private readonly limiter: RateLimit,
   ) {}
 
   /** The caller is an anonymous client, known by its address (the rate limit's key). */
   async login(tenant: ResolvedInstance, client: { ip: string }, input: { username?: string; password?: string }) {
     const { username, password } = input;
     if (!username || !password) throw ApiError.notAuthenticated('Credentials required', { cause: 'No username or password provided to retrieve token' });
-    await this.limiter.consume(tenant.instance.id, client.ip);
+    await this.limiter.consume(`${tenant.instance.id}:${client.ip}`);
     const user = await this.auth.checkCredentials(tenant, username, password);
     if (!user) throw ApiError.notAuthenticated();
     return { accessToken: this.auth.issue(tenant, user), userId: user.id };

@@ -1,6 +1,6 @@
 // Tokens: login by headers or query, validation, the instance root and its public key (CONTRACT §1).
 import { Router, type Request, type Response } from 'express';
-import { ApiError } from '@pds/http';
+import { ApiError, assertStorable } from '@pds/http';
 import { TokenRefused } from '@pds/tokens';
 import { tenantOf } from '../context';
 import type { LoginService } from './login';
@@ -10,12 +10,15 @@ import type { AuthService } from './service';
 export const API_VERSION = 'v2.6';
 
 /** Header values may be URL-encoded (as the original system's clients send them). */
-function decodeCredential(value: string): string {
+function decodeCredential(value: string, field: string): string {
+  let decoded = value;
   try {
-    return decodeURIComponent(value.replace(/\+/g, ' '));
+    decoded = decodeURIComponent(value.replace(/\+/g, ' '));
   } catch {
-    return value;
+    // Not URL-encoded after all: the value is taken as sent.
   }
+  assertStorable(decoded, field);
+  return decoded;
 }
 
 function first(value: unknown): string | undefined {
@@ -26,7 +29,7 @@ export function authRoutes(auth: AuthService, logins: LoginService): Router {
   const router = Router();
 
   async function login(req: Request, res: Response, username: string | undefined, password: string | undefined) {
-    const credentials = { username: username && decodeCredential(username), password: password && decodeCredential(password) };
+    const credentials = { username: username && decodeCredential(username, 'username'), password: password && decodeCredential(password, 'password') };
     const result = await logins.login(tenantOf(req), { ip: req.ip ?? 'unknown' }, credentials);
     res.setHeader('X-Auth-Token', result.accessToken);
     res.json(result);

@@ -5,6 +5,7 @@ import { Router, type Request } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { ApiError } from '@pds/http';
 import { BLOB_ROUTE, BlobTooLargeError, SSE_HEADER, SSE_VALUE, type LocalBlobStore } from '@pds/storage';
+import type { FileRepository } from '@pds/db';
 import { tenantOf } from '../context';
 
 const REFUSED = 'The signed address is invalid or has expired';
@@ -24,11 +25,20 @@ function grantedKey(store: LocalBlobStore, req: Request, method: 'PUT' | 'GET'):
   return key;
 }
 
-export function blobRoutes(store: LocalBlobStore): Router {
+export function blobRoutes(store: LocalBlobStore, files: FileRepository): Router {
   const router = Router();
+
+  /** Whether the file an upload key names still exists and is not deleted (its address may outlive it). */
+  const fileLive = async (req: Request, key: string) => {
+    const tenant = tenantOf(req);
+    const file = await files.find(tenant.instance.id, key.slice(tenant.instance.address.length + 1));
+    return file !== null && file.status !== 'Deleted';
+  };
 
   router.put(`${BLOB_ROUTE}/:token`, async (req, res) => {
     const key = grantedKey(store, req, 'PUT');
+    // A deleted (or swept) file takes no more bytes: they would be orphans no row points to.
+    if (!(await fileLive(req, key))) throw ApiError.forbidden(REFUSED);
     if (req.get(SSE_HEADER) !== SSE_VALUE) throw ApiError.badRequest(`The upload must carry the header ${SSE_HEADER}: ${SSE_VALUE}`);
     if (Number(req.get('content-length') ?? 0) > store.maxBytes) throw tooLarge(store.maxBytes);
     // A body parser that ran first has drained the stream: storing what is left would lose the data.
@@ -39,6 +49,11 @@ export function blobRoutes(store: LocalBlobStore): Router {
     } catch (error) {
       if (error instanceof BlobTooLargeError) throw tooLarge(store.maxBytes);
       throw error;
+    }
+    // Deleted while the bytes arrived: the delete removed the bytes before these landed.
+    if (!(await fileLive(req, key))) {
+      await store.remove(key);
+      throw ApiError.forbidden(REFUSED);
     }
     res.status(200).end();
   });

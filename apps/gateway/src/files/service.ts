@@ -36,6 +36,8 @@ export interface FileServiceDeps {
   store: BlobStore;
   clock: Clock;
   signedUrlTtl: number;
+  /** MAX_UPLOAD_BYTES. The local store refuses more while receiving; S3 (presigned PUT) only here. */
+  maxUploadBytes: number;
   /** Public base URL of an instance address: where local-store addresses are served. */
   baseUrl: (address: string) => string;
 }
@@ -68,6 +70,12 @@ export class FileService {
     if (file.status === 'Deleted') throw ApiError.conflict(`File ${fileId} has been deleted`);
     const size = await this.deps.store.stat(this.key(tenant, fileId));
     if (size === null) throw ApiError.conflict(`File ${fileId} has not been uploaded`);
+    if (size > this.deps.maxUploadBytes) {
+      // A presigned S3 PUT cannot cap its size: the bytes are checked here and dropped. The row stays
+      // New, so the client may upload again within the deadline.
+      await this.deps.store.remove(this.key(tenant, fileId));
+      throw ApiError.tooLarge(`File ${fileId} is ${size} bytes, over the limit of ${this.deps.maxUploadBytes}; its bytes were removed`);
+    }
     if (file.status === 'Completed' && Number(file.size) === size) return this.present(tenant, viewer, file);
     const completed = await this.deps.files.complete(tenant.instance.id, fileId, size, this.deps.clock());
     // A delete that won the race leaves nothing to complete.

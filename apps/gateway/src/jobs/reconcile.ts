@@ -1,5 +1,6 @@
-// At gateway worker start: registrations that a crash or a Redis outage may have dropped are queued
-// again. The job is idempotent, so queueing one that was in fact done costs one harmless run.
+// At gateway worker start and every RECONCILE_EVERY_MS: registrations that a crash or a Redis outage
+// may have dropped (a sign-up during an outage could not queue its own) are queued again. The job is
+// idempotent and keeps one id per address, so queueing one that is still queued costs nothing.
 import type { GatewayDexStateRepository } from '@pds/db';
 import type { Logger } from '@pds/http';
 import { jobIds, type Producer } from '@pds/queue';

@@ -11,11 +11,13 @@ export interface UploadSweepDeps {
   /** Seconds an upload may stay New (config UPLOAD_DEADLINE). */
   uploadDeadline: number;
   batchSize?: number;
+  /** Removes what crashes and late uploads left in the store (partial temp files, orphaned objects); how many. */
+  leftovers?: () => Promise<number>;
 }
 
 export function uploadSweepProcessor(deps: UploadSweepDeps) {
   const batchSize = deps.batchSize ?? 500;
-  return async (): Promise<{ removed: number }> => {
+  return async (): Promise<{ removed: number; leftovers?: number }> => {
     const cutoff = new Date(deps.clock().getTime() - deps.uploadDeadline * 1000);
     let removed = 0;
     // Each batch holds only files still New and past the cutoff; removed or completed ones drop out,
@@ -26,7 +28,7 @@ export function uploadSweepProcessor(deps: UploadSweepDeps) {
         const removeBytes = () => deps.store.remove(deps.objectKey(upload.address, upload.fileId));
         if (await deps.files.removeAbandoned(upload.instanceId, upload.fileId, cutoff, removeBytes)) removed++;
       }
-      if (batch.length < batchSize) return { removed };
+      if (batch.length < batchSize) return deps.leftovers ? { removed, leftovers: await deps.leftovers() } : { removed };
     }
   };
 }

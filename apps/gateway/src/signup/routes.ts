@@ -1,14 +1,16 @@
 import { Router } from 'express';
-import { parseInput } from '@pds/http';
+import { parseInput, type RateLimit } from '@pds/http';
 import { requestHost } from '../instances/tenancy';
 import type { InstanceRegistry } from '../instances/registry';
 import type { AuthService } from '../auth/service';
 import { signupSchema, type SignupService } from './service';
 
 /** POST /api/signup: no auth; sent to the cluster domain or to the would-be instance address. */
-export function signupRoutes(signup: SignupService, registry: InstanceRegistry, auth: AuthService): Router {
+export function signupRoutes(signup: SignupService, registry: InstanceRegistry, auth: AuthService, limit: RateLimit): Router {
   const router = Router();
   router.post('/api/signup', async (req, res) => {
+    // Counted before any work: each sign-up costs an RSA key pair, a password hash and rows.
+    await limit.consume(req.ip ?? 'unknown');
     const input = parseInput(signupSchema, req.body ?? {});
     const address = signup.addressFor(requestHost(req), input.username);
     const { owner } = await signup.signup(address, input);

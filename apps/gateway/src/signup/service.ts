@@ -52,6 +52,9 @@ export class SignupService {
   }
 
   async signup(address: string, input: SignupInput) {
+    // One cheap look-up before the costly part (a key pair, a password hash): a taken name answers 409,
+    // and an unreachable database 503, at once. The insert below still decides a race.
+    if (await this.instances.findByAddress(address)) throw taken(address);
     const [keys, passwordHash] = await Promise.all([generateRsaKeyPair(), hashPassword(input.pass)]);
     const created = await this.instances.createWithOwner({
       address,
@@ -60,11 +63,15 @@ export class SignupService {
       keyId: keys.keyId,
       owner: { username: input.username, email: input.email, fullName: input.fullName, passwordHash },
     });
-    if (!created) throw ApiError.conflict(`The instance ${address} already exists`);
+    if (!created) throw taken(address);
     // The instance exists either way; a queue outage leaves it pending and the worker's reconciler retries it.
     await this.dexRegistration.enqueue({ address }, jobIds.registration(address)).catch((err: unknown) => {
       this.logger.error({ err, address }, 'could not enqueue dex registration');
     });
     return created;
   }
+}
+
+function taken(address: string): ApiError {
+  return ApiError.conflict(`The instance ${address} already exists`);
 }

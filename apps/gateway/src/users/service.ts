@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { User, UserRepository } from '@pds/db';
 import { ApiError } from '@pds/http';
 import { hashPassword, passwordProblem } from '../auth/passwords';
+import { requireOwner, type Caller } from '../context';
+import type { ResolvedInstance } from '../instances/registry';
 
 export const newUserSchema = z
   .object({
@@ -37,9 +39,10 @@ export function userView(user: User) {
 export class UserService {
   constructor(private readonly users: UserRepository) {}
 
-  async create(instanceId: string, input: NewUserInput): Promise<User> {
+  async create(tenant: ResolvedInstance, caller: Caller, input: NewUserInput): Promise<User> {
+    requireOwner(caller);
     const passwordHash = await hashPassword(input.password as string);
-    const user = await this.users.create(instanceId, {
+    const user = await this.users.create(tenant.instance.id, {
       username: input.username,
       email: input.email,
       fullName: input.fullName,
@@ -50,20 +53,25 @@ export class UserService {
     return user;
   }
 
-  list(instanceId: string): Promise<User[]> {
-    return this.users.list(instanceId);
+  list(tenant: ResolvedInstance, caller: Caller): Promise<User[]> {
+    requireOwner(caller);
+    return this.users.list(tenant.instance.id);
   }
 
-  async setEnabled(instanceId: string, userId: string, enabled: boolean): Promise<User> {
-    await this.managed(instanceId, userId);
-    const user = await this.users.setDisabled(instanceId, userId, !enabled);
-    if (!user) throw ApiError.notFound(`User ${userId} not found`);
+  async setEnabled(tenant: ResolvedInstance, caller: Caller, input: { userId: string; enabled: boolean }): Promise<User> {
+    requireOwner(caller);
+    const instanceId = tenant.instance.id;
+    await this.managed(instanceId, input.userId);
+    const user = await this.users.setDisabled(instanceId, input.userId, !input.enabled);
+    if (!user) throw ApiError.notFound(`User ${input.userId} not found`);
     return user;
   }
 
-  async delete(instanceId: string, userId: string): Promise<void> {
-    await this.managed(instanceId, userId);
-    if (!(await this.users.delete(instanceId, userId))) throw ApiError.notFound(`User ${userId} not found`);
+  async delete(tenant: ResolvedInstance, caller: Caller, input: { userId: string }): Promise<void> {
+    requireOwner(caller);
+    const instanceId = tenant.instance.id;
+    await this.managed(instanceId, input.userId);
+    if (!(await this.users.delete(instanceId, input.userId))) throw ApiError.notFound(`User ${input.userId} not found`);
   }
 
   /** A plain user account of this instance: the owner's and apps' accounts are not managed here. */

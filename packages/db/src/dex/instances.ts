@@ -12,9 +12,32 @@ export class RegisteredInstanceRepository {
     return this.db.registeredInstance.findUnique({ where: { address } });
   }
 
-  /** Creates the row in state pending unless the address is already known. */
+  /**
+   * Creates the row in state pending unless the address is already known. One INSERT … ON CONFLICT
+   * statement: a Prisma upsert is a read then a write, so two concurrent registrations of one address
+   * (the client's and the worker's) could both try the insert and one would fail.
+   */
   async ensure(address: string, clusterDomain: string): Promise<RegisteredInstance> {
-    return this.db.registeredInstance.upsert({ where: { address }, create: { address, clusterDomain }, update: {} });
+    await this.db.$executeRaw`
+      INSERT INTO "RegisteredInstance" ("address", "clusterDomain", "updatedAt") VALUES (${address}, ${clusterDomain}, now())
+      ON CONFLICT ("address") DO NOTHING`;
+    return this.db.registeredInstance.findUniqueOrThrow({ where: { address } });
+  }
+
+  /**
+   * Removes an address that never got a key (its fetch failed for good), so unauthenticated
+   * registerHat calls for names that do not exist leave nothing behind. A registered or key-mismatch
+   * row is never touched. True when a row was removed.
+   */
+  async forgetUnkeyed(address: string): Promise<boolean> {
+    const { count } = await this.db.registeredInstance.deleteMany({ where: { address, state: 'pending', fingerprint: null } });
+    return count > 0;
+  }
+
+  /** Removes every pending, never-keyed row last touched before `before`; how many. */
+  async forgetUnkeyedBefore(before: Date): Promise<number> {
+    const { count } = await this.db.registeredInstance.deleteMany({ where: { state: 'pending', fingerprint: null, updatedAt: { lt: before } } });
+    return count;
   }
 
   /**

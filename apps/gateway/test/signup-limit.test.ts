@@ -1,0 +1,34 @@
+// Sign-up needs no authentication and each one costs a key pair and rows: it is limited per client
+// address, in Redis, so the limit holds across gateways.
+import request from 'supertest';
+import { CLUSTER, startTestGateway, STRONG_PASSWORD, type TestGateway } from '../../../test/support/gateway';
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway({ SIGNUP_RATE_LIMIT: '2', SIGNUP_RATE_WINDOW: '3600', TRUST_PROXY: 'true' });
+});
+afterAll(() => gw.close());
+
+const signup = (username: string, client: string) =>
+  request(gw.app)
+    .post('/api/signup')
+    .set('Host', CLUSTER)
+    .set('X-Forwarded-For', client)
+    .send({ fullName: 'Limited Example', username, email: `${username}@example.com`, pass: STRONG_PASSWORD, passRepeat: STRONG_PASSWORD });
+
+it('answers 429 with Retry-After past the limit, creating nothing, while other clients still sign up', async () => {
+  expect((await signup('first', '203.0.113.5')).status).toBe(201);
+  expect((await signup('second', '203.0.113.5')).status).toBe(201);
+  const refused = await signup('third', '203.0.113.5');
+  expect(refused.status).toBe(429);
+  expect(refused.body).toEqual({ error: 'Too Many Requests', message: expect.any(String) });
+  expect(Number(refused.headers['retry-after'])).toBeGreaterThan(3500);
+  expect(await gw.db.instance.count({ where: { address: `third.${CLUSTER}` } })).toBe(0);
+  expect((await signup('fourth', '203.0.113.6')).status).toBe(201);
+});
+
+it('counts refused attempts too, so invalid bodies cannot probe without limit', async () => {
+  expect((await signup('BAD NAME', '203.0.113.7')).status).toBe(400);
+  expect((await signup('BAD NAME', '203.0.113.7')).status).toBe(400);
+  expect((await signup('fine', '203.0.113.7')).status).toBe(429);
+});

@@ -1,0 +1,141 @@
+// JSON request bodies, parsed so that no byte sequence can cost a 500 or unbounded memory:
+// - Content-Encoding gzip/deflate/br is inflated with the output bounded by the same limit as raw
+//   bodies (a zip bomb stops at the limit); corrupt or truncated data is a 400, an unknown coding a 415;
+// - the text must be UTF-8 and its nesting depth is counted in one pass over the text BEFORE
+//   JSON.parse, so a body nested 100,000 levels deep is refused without building (or recursing over) it;
+// - every string and key must be storable in PostgreSQL (no NUL, no lone surrogates; see strings.ts).
+import type { IncomingMessage } from 'node:http';
+import zlib from 'node:zlib';
+import type { RequestHandler } from 'express';
+import { ApiError } from './errors';
+import { assertStorableDeep } from './strings';
+
+export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+/** Deeper than any document the API stores (data records allow 32 levels). */
+export const MAX_JSON_DEPTH = 64;
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+export function jsonBodyParser(limitBytes = JSON_BODY_LIMIT_BYTES): RequestHandler {
+  return async (req, _res, next) => {
+    // `req.is` is null when the request has no body at all, false for another media type.
+    if (!req.is(JSON_TYPES)) return next();
+    try {
+      const charset = /;\s*charset=("?)([^";]+)\1/i.exec(req.get('content-type') ?? '')?.[2]?.toLowerCase();
+      if (charset && charset !== 'utf-8' && charset !== 'utf8') throw unsupported(`Unsupported charset ${charset.slice(0, 40)}; send UTF-8`);
+      const declared = Number(req.get('content-length'));
+      if (declared > limitBytes) throw tooLarge(limitBytes);
+      const text = decodeUtf8(await readDecoded(req, req.get('content-encoding'), limitBytes));
+      req.body = parseJson(text);
+      next();
+    } catch (error) {
+      // Leave the connection in a usable state: whatever was not read is discarded.
+      req.resume();
+      next(error);
+    }
+  };
+}
+
+/** Parses JSON text whose nesting is first checked against MAX_JSON_DEPTH; 400 on any failure. */
+export function parseJson(text: string, what = 'body'): unknown {
+  // As express.json did: clients send a JSON type with an empty body on calls that take none.
+  if (text.trim() === '') return {};
+  if (nestingDepth(text) > MAX_JSON_DEPTH) throw ApiError.badRequest(`${what}: nests deeper than ${MAX_JSON_DEPTH} levels`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw ApiError.badRequest('Body is not valid JSON');
+  }
+  assertStorableDeep(value, what);
+  return value;
+}
+
+/** The deepest bracket nesting in JSON text, ignoring brackets inside strings. One pass, no recursion. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > deepest) deepest = depth;
+      if (deepest > MAX_JSON_DEPTH) return deepest;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
+function decodeUtf8(bytes: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw ApiError.badRequest('Body is not valid UTF-8');
+  }
+}
+
+/** Reads the body, inflating it per Content-Encoding, and stops as soon as the result passes `limit`. */
+function readDecoded(req: IncomingMessage, encoding: string | undefined, limit: number): Promise<Buffer> {
+  const codings = (encoding ?? 'identity')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  if (codings.length > 1) throw unsupported('Only one Content-Encoding at a time is supported');
+  const coding = codings[0];
+  const inflater = coding === undefined ? undefined : decompressor(coding);
+  const source: NodeJS.ReadableStream = inflater ? req.pipe(inflater) : req;
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const fail = (error: ApiError) => {
+      if (settled) return;
+      settled = true;
+      if (inflater) {
+        req.unpipe(inflater);
+        inflater.destroy();
+      }
+      reject(error);
+    };
+    source.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) return fail(tooLarge(limit));
+      chunks.push(chunk);
+    });
+    source.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(Buffer.concat(chunks));
+    });
+    source.on('error', () => fail(ApiError.badRequest(`Body is not valid ${coding ?? 'data'}: corrupt or truncated`)));
+    // The client went away: nothing to answer, but the promise must not hang.
+    req.on('aborted', () => fail(ApiError.badRequest('Body was not received completely')));
+    if (inflater) req.on('error', () => fail(ApiError.badRequest('Body was not received completely')));
+  });
+}
+
+function decompressor(coding: string): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress {
+  switch (coding) {
+    case 'gzip':
+    case 'x-gzip':
+      return zlib.createGunzip();
+    case 'deflate':
+      return zlib.createInflate();
+    case 'br':
+      return zlib.createBrotliDecompress();
+    default:
+      throw unsupported(`Unsupported Content-Encoding ${coding.slice(0, 40)}; use gzip, deflate, br or none`);
+  }
+}
+
+function tooLarge(limit: number): ApiError {
+  return ApiError.tooLarge(`Body is larger than ${limit} bytes (after decompression)`);
+}
+
+function unsupported(message: string): ApiError {
+  return new ApiError(415, 'Unsupported Media Type', message);
+}

@@ -1,0 +1,299 @@
+// Fault tests on real services (issue 12): a private Redis and a private PostgreSQL are stopped and
+// started under the running product, and the product itself is killed with SIGKILL mid-upload. The
+// suite's shared services are never touched (see support/private-services.ts).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import pg from 'pg';
+import request from 'supertest';
+import { loadConfigFor, type ClusterConfig } from '@pds/config';
+import { startDex, startDexWorker, type RunningDex } from '@pds/dex';
+import { startGateway, startGatewayWorker, type RunningGateway } from '@pds/gateway';
+import type { Stoppable } from '@pds/http';
+import { freePort, waitForPort } from '../scripts/lib/ports';
+import { migrate } from '../scripts/lib/prisma';
+import { eventually } from './support/dex';
+import { CLUSTER, requireEnv, signUp, startTestGateway, STRONG_PASSWORD, type TestGateway } from './support/gateway';
+import { PrivatePostgres, PrivateRedis } from './support/private-services';
+import { createDatabaseFrom } from './support/templates';
+
+jest.setTimeout(120_000);
+
+const root = path.resolve(__dirname, '..');
+
+/** One HTTP call with a hard 5 s cap, and how long it took. */
+async function timed(call: request.Test): Promise<{ status: number; ms: number; headers: Record<string, string>; body: Record<string, unknown> }> {
+  const started = Date.now();
+  const res = await call.timeout(5000).ok(() => true);
+  return { status: res.status, ms: Date.now() - started, headers: res.headers as Record<string, string>, body: res.body as Record<string, unknown> };
+}
+
+const signupBody = (username: string) => ({ fullName: `${username} Example`, username, email: `${username}@example.com`, pass: STRONG_PASSWORD, passRepeat: STRONG_PASSWORD });
+
+async function baseConfig(extra: Record<string, string>): Promise<ClusterConfig> {
+  const [port, dexPort] = [await freePort(), await freePort()];
+  return loadConfigFor('cluster', {
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    CLUSTER_DOMAIN: CLUSTER,
+    PUBLIC_URL_SCHEME: 'http',
+    PORT: String(port),
+    DEX_PORT: String(dexPort),
+    DEX_URL: `http://127.0.0.1:${dexPort}`,
+    DEX_CLUSTERS: CLUSTER,
+    CLUSTER_GATEWAYS: `${CLUSTER}=http://127.0.0.1:${port}`,
+    MASTER_KEY: randomBytes(32).toString('hex'),
+    DATA_DIR: `/tmp/pds-test-data/${randomBytes(6).toString('hex')}`,
+    QUEUE_PREFIX: `fault-${randomBytes(4).toString('hex')}`,
+    ...extra,
+  });
+}
+
+describe('Redis outage', () => {
+  let redis: PrivateRedis;
+  let config: ClusterConfig;
+  let gateway: RunningGateway;
+  let dex: RunningDex;
+  let workers: Stoppable[] = [];
+  let gatewayDb: pg.Client;
+  const drops: Array<() => Promise<void>> = [];
+
+  beforeAll(async () => {
+    redis = await PrivateRedis.start();
+    const admin = requireEnv('TEST_PG_ADMIN_URL');
+    const gwDb = await createDatabaseFrom(admin, requireEnv('TEST_GATEWAY_TEMPLATE'));
+    const dexDb = await createDatabaseFrom(admin, requireEnv('TEST_DEX_TEMPLATE'));
+    drops.push(gwDb.drop, dexDb.drop);
+    config = await baseConfig({ REDIS_URL: redis.url, DATABASE_URL: gwDb.url, DEX_DATABASE_URL: dexDb.url });
+    gateway = await startGateway(config);
+    dex = await startDex(config, { registerWaitMs: 500 });
+    workers = [await startGatewayWorker(config), await startDexWorker(config)];
+    gatewayDb = new pg.Client({ connectionString: gwDb.url });
+    await gatewayDb.connect();
+  });
+  afterAll(async () => {
+    await redis?.resume().catch(() => undefined);
+    for (const w of workers) await w.close();
+    await dex?.close();
+    await gateway?.close();
+    await gatewayDb?.end();
+    await redis?.stop();
+    for (const drop of drops) await drop();
+  });
+
+  const dexState = async (address: string) =>
+    (await gatewayDb.query<{ dexState: string }>('select "dexState" from "Instance" where address = $1', [address])).rows[0]?.dexState;
+
+  it('answers every call within 1 s while Redis is down, and finishes owed work within 30 s of recovery', async () => {
+    const gw = () => request(gateway.url);
+    const alice = await timed(gw().post('/api/signup').set('Host', CLUSTER).send(signupBody('alice')));
+    expect(alice.status).toBe(201);
+    await eventually(async () => (await dexState(`alice.${CLUSTER}`)) === 'registered', 20_000);
+    const token = alice.body.accessToken as string;
+
+    await redis.stop();
+
+    // Needs Redis (the login limit fails closed): 503 with Retry-After, at once.
+    const login = await timed(gw().get('/users/access_token').set('Host', `alice.${CLUSTER}`).set('username', 'alice').set('password', STRONG_PASSWORD));
+    expect([login.status, login.ms]).toEqual([503, expect.any(Number)]);
+    expect(login.ms).toBeLessThan(1000);
+    expect(login.body).toEqual({ error: 'Service Unavailable', message: expect.any(String) });
+    expect(Number(login.headers['retry-after'])).toBeGreaterThan(0);
+    // Needs no Redis: answered as usual.
+    const validate = await timed(gw().get('/users/access_token/validate').set('Host', `alice.${CLUSTER}`).set('X-Auth-Token', token));
+    expect([validate.status, validate.ms < 1000]).toEqual([200, true]);
+    const search = await timed(gw().post('/api/v2.6/files/search').set('Host', `alice.${CLUSTER}`).set('X-Auth-Token', token).send({}));
+    expect([search.status, search.ms < 1000]).toEqual([200, true]);
+    // Sign-up needs no Redis either: the instance is created, its dex registration is owed. Its own cost
+    // (a key pair, a password hash) is measured with Redis up: the outage may add no more than a second.
+    const bob = await timed(gw().post('/api/signup').set('Host', CLUSTER).send(signupBody('bob')));
+    expect([bob.status, bob.ms < alice.ms + 1000]).toEqual([201, true]);
+    expect(await dexState(`bob.${CLUSTER}`)).toBe('pending');
+    // Dex's registerHat cannot queue the key fetch: 503 at once, never a hang.
+    const register = await timed(request(dex.url).post('/api/users/registerHat').send({ hatAddress: `carol.${CLUSTER}` }));
+    expect([register.status, register.ms < 1000]).toEqual([503, true]);
+
+    await redis.resume();
+    const back = Date.now();
+    // The registration owed to bob completes without any restart (the worker's periodic reconciliation).
+    await eventually(async () => (await dexState(`bob.${CLUSTER}`)) === 'registered', 30_000);
+    expect(Date.now() - back).toBeLessThan(30_000);
+    const again = await timed(gw().get('/users/access_token').set('Host', `alice.${CLUSTER}`).set('username', 'alice').set('password', STRONG_PASSWORD));
+    expect(again.status).toBe(200);
+  });
+});
+
+const describeWithPostgres = PrivatePostgres.available() ? describe : describe.skip;
+
+describeWithPostgres('PostgreSQL outage', () => {
+  let postgres: PrivatePostgres;
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    postgres = await PrivatePostgres.start();
+    const admin = new pg.Client({ connectionString: postgres.adminUrl });
+    await admin.connect();
+    await admin.query('create database pds');
+    await admin.end();
+    await migrate('gateway', postgres.url('pds'));
+    gateway = await startGateway(await baseConfig({ REDIS_URL: requireEnv('TEST_REDIS_URL'), DATABASE_URL: postgres.url('pds') }));
+  });
+  afterAll(async () => {
+    await postgres?.resume().catch(() => undefined);
+    await gateway?.close();
+    await postgres?.destroy();
+  });
+
+  it('answers 503 within 1 s while PostgreSQL is down and recovers without a restart', async () => {
+    const gw = () => request(gateway.url);
+    const alice = await timed(gw().post('/api/signup').set('Host', CLUSTER).send(signupBody('alice')));
+    expect(alice.status).toBe(201);
+    const token = alice.body.accessToken as string;
+    const calls = () => [
+      gw().get('/users/access_token').set('Host', `alice.${CLUSTER}`).set('username', 'alice').set('password', STRONG_PASSWORD),
+      gw().post('/api/v2.6/files/search').set('Host', `alice.${CLUSTER}`).set('X-Auth-Token', token).send({}),
+      gw().post('/api/v2.6/files/upload').set('Host', `alice.${CLUSTER}`).set('X-Auth-Token', token).send({ name: 'a.txt', source: 'fault' }),
+      gw().post('/api/signup').set('Host', CLUSTER).send(signupBody('bob')),
+    ];
+
+    await postgres.stop();
+    for (const [i, call] of calls().entries()) {
+      const res = await timed(call);
+      expect({ call: i, status: res.status, fast: res.ms < 1000 }).toEqual({ call: i, status: 503, fast: true });
+      expect(res.body).toEqual({ error: 'Service Unavailable', message: expect.any(String) });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+
+    await postgres.resume();
+    const back = Date.now();
+    const recovered = await eventually(async () => {
+      const res = await timed(calls()[0] as request.Test);
+      return res.status === 200 ? res : null;
+    }, 10_000);
+    expect(recovered.status).toBe(200);
+    expect(Date.now() - back).toBeLessThan(10_000);
+    const upload = await timed(calls()[2] as request.Test);
+    expect(upload.status).toBe(200);
+  });
+});
+
+describe('kill -9 of the gateway mid-upload', () => {
+  let child: ChildProcess | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  afterAll(async () => {
+    child?.kill('SIGKILL');
+    await drop?.();
+  });
+
+  it('leaves no partial file behind after the next start, and no stored bytes', async () => {
+    const database = await createDatabaseFrom(requireEnv('TEST_PG_ADMIN_URL'), requireEnv('TEST_GATEWAY_TEMPLATE'));
+    drop = database.drop;
+    const port = await freePort();
+    const dataDir = `/tmp/pds-test-data/${randomBytes(6).toString('hex')}`;
+    const env = {
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      CLUSTER_DOMAIN: CLUSTER,
+      PUBLIC_URL_SCHEME: 'http',
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      REDIS_URL: requireEnv('TEST_REDIS_URL'),
+      MASTER_KEY: randomBytes(32).toString('hex'),
+      DATA_DIR: dataDir,
+      STORAGE: 'local',
+      QUEUE_PREFIX: `fault-${randomBytes(4).toString('hex')}`,
+    };
+    const start = async () => {
+      // One process (node with tsx's loader, not the tsx launcher and its child), so SIGKILL hits the gateway itself.
+      child = spawn(process.execPath, ['--import', 'tsx', 'apps/gateway/src/main.ts'], { cwd: root, env, stdio: 'ignore' });
+      await waitForPort(port, '127.0.0.1', 60_000);
+    };
+    const url = `http://127.0.0.1:${port}`;
+    await start();
+    const alice = await request(url).post('/api/signup').set('Host', CLUSTER).send(signupBody('alice'));
+    expect(alice.status).toBe(201);
+    const host = `alice.${CLUSTER}`;
+    const started = await request(url).post('/api/v2.6/files/upload').set('Host', host).set('X-Auth-Token', alice.body.accessToken).send({ name: 'big.bin', source: 'fault' });
+    expect(started.status).toBe(200);
+
+    // 64 MiB announced, 8 MiB sent, then the gateway dies.
+    const tmp = path.join(dataDir, 'blobs', 'tmp');
+    const put = http.request(`${url}${new URL(started.body.contentUrl as string).pathname}`, {
+      method: 'PUT',
+      headers: { Host: host, 'Content-Length': String(64 * 1024 * 1024), 'x-amz-server-side-encryption': 'AES256' },
+    });
+    put.on('error', () => undefined);
+    for (let i = 0; i < 8; i++) put.write(randomBytes(1024 * 1024));
+    await eventually(async () => readdirSync(tmp).length > 0, 20_000);
+    child?.kill('SIGKILL');
+    await new Promise((resolve) => child?.once('exit', resolve));
+    put.destroy();
+    expect(readdirSync(tmp).length).toBeGreaterThan(0);
+
+    await start();
+    expect(readdirSync(tmp)).toEqual([]);
+    // Nothing was stored either: completing says the bytes never arrived.
+    const complete = await request(url).put(`/api/v2.6/files/file/${started.body.fileId}/complete`).set('Host', host).set('X-Auth-Token', alice.body.accessToken);
+    expect(complete.status).toBe(409);
+    expect(existsSync(tmp)).toBe(true);
+  });
+});
+
+describe('kill -9 of the worker mid-job', () => {
+  let gw: TestGateway;
+  let child: ChildProcess | undefined;
+  let worker: Stoppable | undefined;
+  let fakeDex: http.Server;
+  let dexDatabase: { url: string; drop(): Promise<void> } | undefined;
+  let answer = false;
+  let received = 0;
+
+  beforeAll(async () => {
+    // A dex that holds registerHat calls until told to answer: the job stays active while the worker dies.
+    fakeDex = http.createServer((req, res) => {
+      received++;
+      const reply = () => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"message":"Registered"}');
+      if (answer) return reply();
+      req.socket.setTimeout(0);
+    });
+    await new Promise<void>((resolve) => fakeDex.listen(0, '127.0.0.1', resolve));
+    const dexUrl = `http://127.0.0.1:${(fakeDex.address() as { port: number }).port}`;
+    gw = await startTestGateway({ DEX_URL: dexUrl });
+    dexDatabase = await createDatabaseFrom(requireEnv('TEST_PG_ADMIN_URL'), requireEnv('TEST_DEX_TEMPLATE'));
+  });
+  afterAll(async () => {
+    child?.kill('SIGKILL');
+    await worker?.close();
+    fakeDex.closeAllConnections();
+    await new Promise((resolve) => fakeDex.close(resolve));
+    await dexDatabase?.drop();
+    await gw.close();
+  });
+
+  it('has the interrupted job picked up again within 10 s by the next worker', async () => {
+    const env: Record<string, string> = {
+      LOG_LEVEL: 'silent',
+      CLUSTER_DOMAIN: CLUSTER,
+      DATABASE_URL: gw.databaseUrl,
+      DEX_DATABASE_URL: dexDatabase?.url as string,
+      REDIS_URL: requireEnv('TEST_REDIS_URL'),
+      QUEUE_PREFIX: gw.redisPrefix,
+      DEX_URL: gw.config.DEX_URL as string,
+      MASTER_KEY: gw.config.MASTER_KEY?.toString('hex') as string,
+      DATA_DIR: gw.config.DATA_DIR,
+    };
+    child = spawn(process.execPath, ['--import', 'tsx', 'apps/gateway/src/worker-main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: 'ignore' });
+    const owner = await signUp(gw.app, 'stalled');
+    await eventually(async () => received > 0, 30_000);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child?.once('exit', resolve));
+    child = undefined;
+    answer = true;
+
+    worker = await startGatewayWorker(loadConfigFor('gateway-worker', env));
+    const restarted = Date.now();
+    await eventually(async () => (await gw.db.instance.findUnique({ where: { address: owner.address } }))?.dexState === 'registered', 20_000);
+    expect(Date.now() - restarted).toBeLessThan(10_000);
+  });
+});
