@@ -4,7 +4,7 @@
 // node_modules resolution across the workspace at run time. Plain .mjs so it runs without tsx.
 // `--out DIR` writes DIR/apps/<app>/dist instead (the scale-out test builds into a temporary copy).
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { cpSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -49,4 +49,10 @@ for (const [app, entries] of Object.entries(apps)) {
     .filter(([file]) => file.endsWith('.js'))
     .map(([file, out]) => `${path.basename(file)} ${(out.bytes / 1024 / 1024).toFixed(1)} MB`);
   console.log(`${path.relative(process.cwd(), outdir) || '.'}: ${bytes.join(', ')} (${Date.now() - started} ms)`);
+}
+
+// The gateway serves the web console's Vite build (built before this step): a copy beside its bundle.
+const consoleBuild = path.join(root, 'apps/console/dist');
+if (existsSync(path.join(consoleBuild, 'index.html'))) {
+  cpSync(consoleBuild, path.join(outRoot, 'apps/gateway/dist/console'), { recursive: true });
 }

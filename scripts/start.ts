@@ -9,6 +9,7 @@ import { loadConfigFor, type ClusterConfig } from '@pds/config';
 import { startDex, startDexWorker } from '@pds/dex';
 import { startGateway, startGatewayWorker, type RunningGateway } from '@pds/gateway';
 import { once, runProcess, type Stoppable } from '@pds/http';
+import { ensureConsoleBuilt } from './lib/console';
 import { ensureDatabase, ensurePostgres, redact, withDatabase } from './lib/postgres';
 import { migrate } from './lib/prisma';
 import { ensureRedis } from './lib/redis';
@@ -80,6 +81,7 @@ async function start(): Promise<Stoppable> {
       MASTER_KEY: secret(dataDir, 'MASTER_KEY', 'master.key', () => randomBytes(32).toString('hex')),
     });
 
+    ensureConsoleBuilt(console.log);
     const gateway = await startGateway(config);
     closers.push(() => gateway.close());
     // One process, one metrics port: the gateway's (the others would collide on METRICS_PORT).
@@ -95,6 +97,7 @@ async function start(): Promise<Stoppable> {
     const base = `http://${clusterDomain}:${port}`;
     console.log(`
 PDS cluster running (Ctrl-C stops it)
+  console   ${base}/ (sign up), then http://<name>.${clusterDomain}:${port}/ in a browser
   gateway   ${gateway.url}   instances at http://<name>.${clusterDomain}:${port}
   dex       ${dex.url}   certified cluster: ${config.DEX_CLUSTERS.join(', ')}; admins: ${config.DEX_ADMINS.join(', ')}
   admin     ${admin ?? '(not under this cluster)'}

@@ -3,6 +3,7 @@
 // migrated template databases.
 import os from 'node:os';
 import path from 'node:path';
+import { ensureConsoleBuilt } from '../scripts/lib/console';
 import { ensurePostgres, redact } from '../scripts/lib/postgres';
 import { ensureRedis } from '../scripts/lib/redis';
 import { ensureS3 } from '../scripts/lib/s3';
@@ -25,6 +26,8 @@ export default async function globalSetup(): Promise<void> {
     },
   });
   s3Starting.catch(() => undefined);
+  // The gateway serves the web console's build; a clean clone has none yet.
+  ensureConsoleBuilt((line) => process.stdout.write(`\n${line}\n`));
   const postgres = await ensurePostgres({ configuredUrl: process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL, dataDir });
   const redis = await ensureRedis(process.env.TEST_REDIS_URL ?? process.env.REDIS_URL);
   const s3 = await s3Starting;

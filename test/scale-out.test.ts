@@ -120,6 +120,14 @@ const as = (base: string, host: string, token: string) => ({
   put: (p: string) => request(base).put(p).set('Host', host).set('X-Auth-Token', token),
 });
 
+it('serves the web console from the bundle (its build copied beside it)', async () => {
+  const res = await request(gatewayB).get('/').set('Host', CLUSTER).set('Accept', 'text/html');
+  expect(res.status).toBe(200);
+  expect(res.headers['content-security-policy']).toMatch(/script-src 'self'/);
+  const script = /src="(\/assets\/signup-[^"]+\.js)"/.exec(res.text)?.[1] ?? '';
+  expect((await request(gatewayB).get(script).set('Host', CLUSTER)).status).toBe(200);
+});
+
 it('accepts on gateway B a token that gateway A issued', async () => {
   const alice = await signUp('alice');
   const res = await as(gatewayB, alice.address, alice.token).get('/users/access_token/validate');

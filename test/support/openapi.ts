@@ -71,6 +71,8 @@ export function responseChecker(doc: Doc): (res: Response) => string[] {
     const method = req.method.toLowerCase();
     const path = decodedOrRaw(req.path.split('?')[0]!);
     const label = `${req.method} ${path} → ${res.status}`;
+    // The web console (apps/gateway/src/console) is for browsers, not API: its page at / and its /assets.
+    if ((path === '/' && String(res.headers['content-type'] ?? '').startsWith('text/html')) || path.startsWith('/assets/')) return [];
     // The most specific template wins: /users/access_token/validate before /users/access_token/{…}.
     const template = templates
       .filter((t) => t.pattern.test(path) && doc.paths[t.path]![method])

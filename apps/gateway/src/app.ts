@@ -13,6 +13,7 @@ import { authRoutes } from './auth/routes';
 import { AuthService } from './auth/service';
 import { applicationsFeature, HttpDexKeySource, type DexKeySource } from './apps';
 import { blobRoutes } from './blobs/routes';
+import { consoleFeature } from './console';
 import { instanceCors } from './cors';
 import { dataFeature, debitService } from './data';
 import { FILES_PATH, fileRoutes } from './files/routes';
@@ -97,12 +98,15 @@ export function createApp(deps: GatewayDeps): Gateway {
   app.use(healthRoutes(gatewayReadiness(deps)));
   // Before tenancy: the same document for every Host.
   app.use(openApiRoutes(gatewayOpenApi()));
+  const webConsole = consoleFeature(config, db, logger);
+  if (webConsole) app.use(webConsole.cluster);
   // Before tenancy: sign-up creates the instance its Host names.
   app.use(signupRoutes(signup, registry, auth, signupLimit));
 
   app.use(resolveTenant(registry));
   // Before every instance route, blob addresses included: a browser app uploads to them too.
   app.use(instanceCors(config.CORS_ALLOWED_ORIGINS, apps.origins));
+  if (webConsole) app.use(webConsole.instance);
   // The local store's signed addresses carry their own authorisation (S3 serves these itself).
   const fileRepository = new FileRepository(db);
   if (deps.blobStore instanceof LocalBlobStore) app.use(blobRoutes(deps.blobStore, fileRepository));

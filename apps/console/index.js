@@ -1,0 +1,13 @@
+// The Node face of the console: where its built pages are, for the gateway that serves them.
+// In the workspace: apps/console/dist. In the gateway's bundle (apps/gateway/dist/main.js compiles
+// this file in, so __dirname is the bundle's folder): the copy scripts/build.mjs puts beside it, in
+// apps/gateway/dist/console.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { existsSync } = require('node:fs');
+
+/** Vite's output folder: index.html (the instance console), signup.html (the cluster's sign-up page), assets/. */
+exports.consoleDist = function consoleDist() {
+  const workspace = `${__dirname}/dist`;
+  const bundled = `${__dirname}/console`;
+  return !existsSync(`${workspace}/index.html`) && existsSync(`${bundled}/index.html`) ? bundled : workspace;
+};

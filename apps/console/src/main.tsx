@@ -1,0 +1,117 @@
+// The instance console: log in, then files, apps, data, data debits and users; #/hatlogin for apps.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { href, useRoute } from './router';
+import { currentSession, endSession, onSessionChange } from './session';
+import './style.css';
+import { Apps } from './views/Apps';
+import { Data } from './views/Data';
+import { DataDebits, dataDebitsOffered } from './views/DataDebits';
+import { FileDetails } from './views/FileDetails';
+import { Files } from './views/Files';
+import { HatLogin } from './views/HatLogin';
+import { Login } from './views/Login';
+import { Users } from './views/Users';
+
+function useSession() {
+  const [session, setSession] = useState(currentSession);
+  useEffect(() => onSessionChange(() => setSession(currentSession())), []);
+  // The session ends when the token does, even with the tab left open.
+  useEffect(() => {
+    if (!session) return;
+    const timer = setTimeout(() => setSession(currentSession()), Math.max(0, session.expires * 1000 - Date.now()));
+    return () => clearTimeout(timer);
+  }, [session?.expires]);
+  return session;
+}
+
+function App() {
+  const session = useSession();
+  const route = useRoute();
+  const [screen = 'files', ...rest] = route.path;
+  const owner = session?.scope === 'owner';
+  const [debits, setDebits] = useState(false);
+  useEffect(() => {
+    if (owner) void dataDebitsOffered().then(setDebits);
+  }, [owner]);
+
+  if (screen === 'hatlogin') {
+    return (
+      <main id="main" class="narrow">
+        <HatLogin query={route.query} session={session} />
+      </main>
+    );
+  }
+  if (!session) {
+    return (
+      <main id="main" class="narrow">
+        <Login />
+      </main>
+    );
+  }
+
+  const screens: [string, string, boolean][] = [
+    ['files', 'Files', true],
+    ['apps', 'Apps', owner],
+    ['data', 'Data', owner],
+    ['data-debits', 'Data debits', owner && debits],
+    ['users', 'Users', owner],
+  ];
+  const content =
+    screen === 'files' && rest[0] ? (
+      <FileDetails key={rest[0]} fileId={rest[0]} session={session} />
+    ) : screen === 'files' ? (
+      <Files />
+    ) : screen === 'apps' && owner ? (
+      <Apps />
+    ) : screen === 'data' && owner ? (
+      <Data path={rest} />
+    ) : screen === 'data-debits' && owner ? (
+      <DataDebits />
+    ) : screen === 'users' && owner ? (
+      <Users />
+    ) : (
+      <p>
+        Nothing here. <a href={href('files')}>Go to your files</a>.
+      </p>
+    );
+
+  return (
+    <>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to content
+      </a>
+      <header>
+        <span class="brand">{location.hostname}</span>
+        <nav aria-label="Console">
+          <ul>
+            {screens
+              .filter(([, , shown]) => shown)
+              .map(([id, label]) => (
+                <li key={id}>
+                  <a href={href(id)} aria-current={screen === id ? 'page' : undefined}>
+                    {label}
+                  </a>
+                </li>
+              ))}
+          </ul>
+        </nav>
+        <button type="button" class="secondary" onClick={endSession}>
+          Log out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {content}
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('root') as HTMLElement);

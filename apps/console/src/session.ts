@@ -1,0 +1,53 @@
+// The login session: the token lives in sessionStorage (gone with the tab) and only as long as the
+// token itself; each API answer's X-Auth-Token (the sliding session) replaces it.
+const KEY = 'pds.session';
+
+export interface Session {
+  token: string;
+  userId: string;
+  scope: 'owner' | 'user' | 'application';
+  /** Seconds since the epoch. */
+  expires: number;
+}
+
+function claimsOf(token: string): { sub?: string; accessScope?: string; exp?: number } {
+  try {
+    const payload = token.split('.')[1] ?? '';
+    return JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/')));
+  } catch {
+    return {};
+  }
+}
+
+function fromToken(token: string): Session | undefined {
+  const { sub, accessScope, exp } = claimsOf(token);
+  if (!sub || !exp || !['owner', 'user', 'application'].includes(accessScope ?? '')) return undefined;
+  return { token, userId: sub, scope: accessScope as Session['scope'], expires: exp };
+}
+
+const listeners = new Set<() => void>();
+
+export function onSessionChange(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function currentSession(): Session | undefined {
+  const stored = sessionStorage.getItem(KEY);
+  const session = stored ? fromToken(stored) : undefined;
+  if (session && session.expires * 1000 > Date.now()) return session;
+  if (stored) sessionStorage.removeItem(KEY);
+  return undefined;
+}
+
+/** Keeps a token the server handed out (login or a refreshed one); ignores anything that is not one. */
+export function keepToken(token: string): void {
+  if (!fromToken(token) || sessionStorage.getItem(KEY) === token) return;
+  sessionStorage.setItem(KEY, token);
+  listeners.forEach((listener) => listener());
+}
+
+export function endSession(): void {
+  sessionStorage.removeItem(KEY);
+  listeners.forEach((listener) => listener());
+}

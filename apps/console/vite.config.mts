@@ -1,0 +1,18 @@
+import { defineConfig } from 'vite';
+
+// Two pages: the instance console (index.html) and the cluster domain's sign-up page (signup.html).
+// Preact's JSX through the automatic runtime; no plugin needed. Nothing is inlined, so the gateway's
+// Content-Security-Policy can refuse every inline script and style.
+const root = import.meta.dirname;
+
+export default defineConfig({
+  root,
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    assetsInlineLimit: 0,
+    modulePreload: { polyfill: false },
+    rollupOptions: { input: { index: `${root}/index.html`, signup: `${root}/signup.html` } },
+  },
+});
