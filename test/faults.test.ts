@@ -24,13 +24,26 @@ jest.setTimeout(120_000);
 const root = path.resolve(__dirname, '..');
 
 /** One HTTP call with a hard 5 s cap, and how long it took. */
-async function timed(call: request.Test): Promise<{ status: number; ms: number; headers: Record<string, string>; body: Record<string, unknown> }> {
+async function timed(
+  call: request.Test,
+): Promise<{ status: number; ms: number; headers: Record<string, string>; body: Record<string, unknown> }> {
   const started = Date.now();
   const res = await call.timeout(5000).ok(() => true);
-  return { status: res.status, ms: Date.now() - started, headers: res.headers as Record<string, string>, body: res.body as Record<string, unknown> };
+  return {
+    status: res.status,
+    ms: Date.now() - started,
+    headers: res.headers as Record<string, string>,
+    body: res.body as Record<string, unknown>,
+  };
 }
 
-const signupBody = (username: string) => ({ fullName: `${username} Example`, username, email: `${username}@example.com`, pass: STRONG_PASSWORD, passRepeat: STRONG_PASSWORD });
+const signupBody = (username: string) => ({
+  fullName: `${username} Example`,
+  username,
+  email: `${username}@example.com`,
+  pass: STRONG_PASSWORD,
+  passRepeat: STRONG_PASSWORD,
+});
 
 async function baseConfig(extra: Record<string, string>): Promise<ClusterConfig> {
   const [port, dexPort] = [await freePort(), await freePort()];
@@ -95,7 +108,9 @@ describe('Redis outage', () => {
     await redis.stop();
 
     // Needs Redis (the login limit fails closed): 503 with Retry-After, at once.
-    const login = await timed(gw().get('/users/access_token').set('Host', `alice.${CLUSTER}`).set('username', 'alice').set('password', STRONG_PASSWORD));
+    const login = await timed(
+      gw().get('/users/access_token').set('Host', `alice.${CLUSTER}`).set('username', 'alice').set('password', STRONG_PASSWORD),
+    );
     expect([login.status, login.ms]).toEqual([503, expect.any(Number)]);
     expect(login.ms).toBeLessThan(1000);
     expect(login.body).toEqual({ error: 'Service Unavailable', message: expect.any(String) });
@@ -111,7 +126,11 @@ describe('Redis outage', () => {
     expect([bob.status, bob.ms < alice.ms + 1000]).toEqual([201, true]);
     expect(await dexState(`bob.${CLUSTER}`)).toBe('pending');
     // Dex's registerHat cannot queue the key fetch: 503 at once, never a hang.
-    const register = await timed(request(dex.url).post('/api/users/registerHat').send({ hatAddress: `carol.${CLUSTER}` }));
+    const register = await timed(
+      request(dex.url)
+        .post('/api/users/registerHat')
+        .send({ hatAddress: `carol.${CLUSTER}` }),
+    );
     expect([register.status, register.ms < 1000]).toEqual([503, true]);
 
     await redis.resume();
@@ -119,7 +138,9 @@ describe('Redis outage', () => {
     // The registration owed to bob completes without any restart (the worker's periodic reconciliation).
     await eventually(async () => (await dexState(`bob.${CLUSTER}`)) === 'registered', 30_000);
     expect(Date.now() - back).toBeLessThan(30_000);
-    const again = await timed(gw().get('/users/access_token').set('Host', `alice.${CLUSTER}`).set('username', 'alice').set('password', STRONG_PASSWORD));
+    const again = await timed(
+      gw().get('/users/access_token').set('Host', `alice.${CLUSTER}`).set('username', 'alice').set('password', STRONG_PASSWORD),
+    );
     expect(again.status).toBe(200);
   });
 });
@@ -153,7 +174,11 @@ describeWithPostgres('PostgreSQL outage', () => {
     const calls = () => [
       gw().get('/users/access_token').set('Host', `alice.${CLUSTER}`).set('username', 'alice').set('password', STRONG_PASSWORD),
       gw().post('/api/v2.6/files/search').set('Host', `alice.${CLUSTER}`).set('X-Auth-Token', token).send({}),
-      gw().post('/api/v2.6/files/upload').set('Host', `alice.${CLUSTER}`).set('X-Auth-Token', token).send({ name: 'a.txt', source: 'fault' }),
+      gw()
+        .post('/api/v2.6/files/upload')
+        .set('Host', `alice.${CLUSTER}`)
+        .set('X-Auth-Token', token)
+        .send({ name: 'a.txt', source: 'fault' }),
       gw().post('/api/signup').set('Host', CLUSTER).send(signupBody('bob')),
     ];
 
@@ -214,7 +239,11 @@ describe('kill -9 of the gateway mid-upload', () => {
     const alice = await request(url).post('/api/signup').set('Host', CLUSTER).send(signupBody('alice'));
     expect(alice.status).toBe(201);
     const host = `alice.${CLUSTER}`;
-    const started = await request(url).post('/api/v2.6/files/upload').set('Host', host).set('X-Auth-Token', alice.body.accessToken).send({ name: 'big.bin', source: 'fault' });
+    const started = await request(url)
+      .post('/api/v2.6/files/upload')
+      .set('Host', host)
+      .set('X-Auth-Token', alice.body.accessToken)
+      .send({ name: 'big.bin', source: 'fault' });
     expect(started.status).toBe(200);
 
     // 64 MiB announced, 8 MiB sent, then the gateway dies.
@@ -234,7 +263,10 @@ describe('kill -9 of the gateway mid-upload', () => {
     await start();
     expect(readdirSync(tmp)).toEqual([]);
     // Nothing was stored either: completing says the bytes never arrived.
-    const complete = await request(url).put(`/api/v2.6/files/file/${started.body.fileId}/complete`).set('Host', host).set('X-Auth-Token', alice.body.accessToken);
+    const complete = await request(url)
+      .put(`/api/v2.6/files/file/${started.body.fileId}/complete`)
+      .set('Host', host)
+      .set('X-Auth-Token', alice.body.accessToken);
     expect(complete.status).toBe(409);
     expect(existsSync(tmp)).toBe(true);
   });
@@ -283,7 +315,11 @@ describe('kill -9 of the worker mid-job', () => {
       MASTER_KEY: gw.config.MASTER_KEY?.toString('hex') as string,
       DATA_DIR: gw.config.DATA_DIR,
     };
-    child = spawn(process.execPath, ['--import', 'tsx', 'apps/gateway/src/worker-main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: 'ignore' });
+    child = spawn(process.execPath, ['--import', 'tsx', 'apps/gateway/src/worker-main.ts'], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: 'ignore',
+    });
     const owner = await signUp(gw.app, 'stalled');
     await eventually(async () => received > 0, 30_000);
     child.kill('SIGKILL');
@@ -293,7 +329,10 @@ describe('kill -9 of the worker mid-job', () => {
 
     worker = await startGatewayWorker(loadConfigFor('gateway-worker', env));
     const restarted = Date.now();
-    await eventually(async () => (await gw.db.instance.findUnique({ where: { address: owner.address } }))?.dexState === 'registered', 20_000);
+    await eventually(
+      async () => (await gw.db.instance.findUnique({ where: { address: owner.address } }))?.dexState === 'registered',
+      20_000,
+    );
     expect(Date.now() - restarted).toBeLessThan(10_000);
   });
 });

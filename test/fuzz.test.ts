@@ -25,13 +25,19 @@ interface Route {
 
 /** Every route of an express 5 app, with mount prefixes, read from its router stack. */
 function routesOf(app: Express): Route[] {
-  type Layer = { route?: { path: string | string[]; methods: Record<string, boolean> }; handle: { stack?: Layer[] }; rawPath?: string | string[]; slash?: boolean };
+  type Layer = {
+    route?: { path: string | string[]; methods: Record<string, boolean> };
+    handle: { stack?: Layer[] };
+    rawPath?: string | string[];
+    slash?: boolean;
+  };
   const found: Route[] = [];
   const walk = (stack: Layer[], prefix: string) => {
     for (const layer of stack) {
       if (layer.route) {
         const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
-        for (const path of paths) for (const method of Object.keys(layer.route.methods)) found.push({ method: method.toUpperCase(), path: prefix + path });
+        for (const path of paths)
+          for (const method of Object.keys(layer.route.methods)) found.push({ method: method.toUpperCase(), path: prefix + path });
       } else if (layer.handle.stack) {
         const mount = layer.slash || typeof layer.rawPath !== 'string' || layer.rawPath === '/' ? '' : layer.rawPath;
         walk(layer.handle.stack, prefix + mount);
@@ -69,24 +75,42 @@ const body: fc.Arbitrary<Body | undefined> = fc.oneof(
   fc.constant(undefined),
   jsonValue.map((v) => ({ bytes: json(v), type: 'application/json' })),
   // Plausible records with one hostile field: they get past shape checks and reach the services.
-  fc.record({ name: nasty, source: nasty, title: nasty, tags: fc.array(nasty, { maxLength: 3 }), hatAddress: nasty, username: nasty, pass: nasty }, { requiredKeys: [] })
+  fc
+    .record(
+      {
+        name: nasty,
+        source: nasty,
+        title: nasty,
+        tags: fc.array(nasty, { maxLength: 3 }),
+        hatAddress: nasty,
+        username: nasty,
+        pass: nasty,
+      },
+      { requiredKeys: [] },
+    )
     .map((v) => ({ bytes: json(v), type: 'application/json' })),
   fc.integer({ min: 65, max: 120_000 }).map((d) => ({ bytes: Buffer.from('['.repeat(d) + ']'.repeat(d)), type: 'application/json' })),
   fc.constant({ bytes: Buffer.from(`{"a":"${'x'.repeat(1024 * 1024 + 10)}"}`), type: 'application/json' }),
   fc.uint8Array({ maxLength: 200 }).map((b) => ({ bytes: Buffer.from(b), type: 'application/json' })),
-  fc.tuple(fc.constantFrom('gzip', 'br', 'deflate', 'x-gzip', 'compress', 'gzip, br', 'identity'), fc.uint8Array({ maxLength: 100 })).map(([encoding, b]) => ({
-    bytes: Buffer.from(b),
-    type: 'application/json',
-    encoding,
-  })),
+  fc
+    .tuple(fc.constantFrom('gzip', 'br', 'deflate', 'x-gzip', 'compress', 'gzip, br', 'identity'), fc.uint8Array({ maxLength: 100 }))
+    .map(([encoding, b]) => ({
+      bytes: Buffer.from(b),
+      type: 'application/json',
+      encoding,
+    })),
   fc.constantFrom('gzip', 'br').map((encoding) => {
-    const zipped = encoding === 'gzip' ? zlib.gzipSync(json({ name: 'x'.repeat(4000) })) : zlib.brotliCompressSync(json({ name: 'x'.repeat(4000) }));
+    const zipped =
+      encoding === 'gzip' ? zlib.gzipSync(json({ name: 'x'.repeat(4000) })) : zlib.brotliCompressSync(json({ name: 'x'.repeat(4000) }));
     return { bytes: zipped.subarray(0, zipped.length >> 1), type: 'application/json', encoding };
   }),
   fc.constant({ bytes: zlib.gzipSync(Buffer.alloc(8 * 1024 * 1024, 0x20)), type: 'application/json', encoding: 'gzip' }),
-  fc.tuple(fc.constantFrom('text/plain', 'application/json; charset=latin1', 'application/x-www-form-urlencoded', 'application/vnd.x+json'), fc.string({ maxLength: 50 })).map(
-    ([type, text]) => ({ bytes: Buffer.from(text), type }),
-  ),
+  fc
+    .tuple(
+      fc.constantFrom('text/plain', 'application/json; charset=latin1', 'application/x-www-form-urlencoded', 'application/vnd.x+json'),
+      fc.string({ maxLength: 50 }),
+    )
+    .map(([type, text]) => ({ bytes: Buffer.from(text), type })),
 );
 
 const headerValue = fc.oneof(
@@ -95,8 +119,32 @@ const headerValue = fc.oneof(
   // Over Node's 16 KiB header limit: the parser's own refusal must be in the error model too.
   { arbitrary: fc.constant('a'.repeat(20_000)), weight: 1 },
 );
-const headers = fc.dictionary(fc.constantFrom('username', 'password', 'pass', 'x-auth-token', 'x-request-id', 'x-forwarded-host', 'accept', 'x-custom'), headerValue, { maxKeys: 3 });
-const query = fc.array(fc.tuple(fc.constantFrom('username', 'pass', 'password', 'access_token', 'take', 'skip', 'orderBy', 'ordering', 'content', 'hatFilter', 'cluster', 'x-auth-token', 'q[a]'), urlText), { maxLength: 3 });
+const headers = fc.dictionary(
+  fc.constantFrom('username', 'password', 'pass', 'x-auth-token', 'x-request-id', 'x-forwarded-host', 'accept', 'x-custom'),
+  headerValue,
+  { maxKeys: 3 },
+);
+const query = fc.array(
+  fc.tuple(
+    fc.constantFrom(
+      'username',
+      'pass',
+      'password',
+      'access_token',
+      'take',
+      'skip',
+      'orderBy',
+      'ordering',
+      'content',
+      'hatFilter',
+      'cluster',
+      'x-auth-token',
+      'q[a]',
+    ),
+    urlText,
+  ),
+  { maxLength: 3 },
+);
 
 // --- the test -----------------------------------------------------------------------------------
 
@@ -114,7 +162,9 @@ async function snapshot(client: pg.Client): Promise<string> {
   const parts = rows.map(
     ({ table_name }) => `(select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) from ${pg.escapeIdentifier(table_name)} t)`,
   );
-  const { rows: [row] } = await client.query<{ h: string }>(`select concat_ws(',', ${parts.join(', ')}) as h`);
+  const {
+    rows: [row],
+  } = await client.query<{ h: string }>(`select concat_ws(',', ${parts.join(', ')}) as h`);
   return row?.h ?? '';
 }
 
@@ -153,7 +203,11 @@ beforeAll(async () => {
   cluster = await startTestCluster({ worker: false, registerWaitMs: 200 });
   owner = await signUp(cluster.gw.app, 'fuzzowner');
   const other = await addUser(cluster.gw.app, owner, 'fuzzother');
-  const upload = await supertest(cluster.gw.app).post('/api/v2.6/files/upload').set('Host', owner.address).set('X-Auth-Token', owner.token).send({ name: 'a.txt', source: 'fuzz' });
+  const upload = await supertest(cluster.gw.app)
+    .post('/api/v2.6/files/upload')
+    .set('Host', owner.address)
+    .set('X-Auth-Token', owner.token)
+    .send({ name: 'a.txt', source: 'fuzz' });
   expect(upload.status).toBe(200);
   knownValues.push(owner.userId, other.userId, 'fuzza.txt', 'notes', 'items', owner.address);
   gatewayDb = new pg.Client({ connectionString: cluster.gw.databaseUrl });
@@ -167,7 +221,12 @@ afterAll(async () => {
 });
 
 it('reads every route from both apps', () => {
-  expect(routesOf(cluster.gw.app)).toEqual(expect.arrayContaining([{ method: 'POST', path: '/api/v2.6/files/search' }, { method: 'POST', path: '/api/signup' }]));
+  expect(routesOf(cluster.gw.app)).toEqual(
+    expect.arrayContaining([
+      { method: 'POST', path: '/api/v2.6/files/search' },
+      { method: 'POST', path: '/api/signup' },
+    ]),
+  );
   expect(routesOf(cluster.dex.app)).toEqual(expect.arrayContaining([{ method: 'POST', path: '/api/v3/users/registerHat' }]));
 });
 
@@ -175,7 +234,13 @@ describe.each(['gateway', 'dex'])('%s under generated hostile input', (name) => 
   it('never answers 5xx, always in the error model, and changes nothing when it refuses', async () => {
     const target: Target =
       name === 'gateway'
-        ? { name, baseUrl: cluster.gatewayUrl, routes: routesOf(cluster.gw.app), hosts: [owner.address, CLUSTER, `nobody.${CLUSTER}`], db: () => gatewayDb }
+        ? {
+            name,
+            baseUrl: cluster.gatewayUrl,
+            routes: routesOf(cluster.gw.app),
+            hosts: [owner.address, CLUSTER, `nobody.${CLUSTER}`],
+            db: () => gatewayDb,
+          }
         : { name, baseUrl: cluster.dexUrl, routes: routesOf(cluster.dex.app), hosts: ['127.0.0.1', `dex.${CLUSTER}`], db: () => dexDb };
     const tokens = fc.constantFrom(undefined, owner.token, 'garbage', `${owner.token.slice(0, -4)}AAAA`);
     const request = fc.record({

@@ -41,5 +41,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_S3_REGION = s3.region;
   process.env.TEST_GATEWAY_TEMPLATE = await ensureTemplate(postgres.adminUrl, 'gateway');
   process.env.TEST_DEX_TEMPLATE = await ensureTemplate(postgres.adminUrl, 'dex');
-  process.stdout.write(`\ntest services: postgres ${postgres.origin} ${redact(postgres.adminUrl)}, redis ${redis.origin} ${redis.url}, s3 ${s3.origin} ${s3.endpoint}\n`);
+  process.stdout.write(
+    `\ntest services: postgres ${postgres.origin} ${redact(postgres.adminUrl)}, redis ${redis.origin} ${redis.url}, s3 ${s3.origin} ${s3.endpoint}\n`,
+  );
 }

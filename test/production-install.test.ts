@@ -9,7 +9,10 @@ const root = path.resolve(__dirname, '..');
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'pds-prod-install-'));
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root }).toString().split('\0').filter(Boolean);
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root })
+    .toString()
+    .split('\0')
+    .filter(Boolean);
   for (const file of files) {
     if (!existsSync(path.join(root, file))) continue;
     mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });

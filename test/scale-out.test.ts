@@ -33,7 +33,11 @@ let workerMetrics: string;
 
 /** Runs a bundle with node alone: PATH and the cluster's variables, nothing from this test's environment. */
 function run(name: string, script: string, extra: Record<string, string> = {}): Proc {
-  const child = spawn(process.execPath, [script], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', ...env, ...extra },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output: string[] = [];
   child.stdout?.on('data', (d: Buffer) => output.push(d.toString()));
   child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
@@ -89,7 +93,10 @@ beforeAll(async () => {
   }
   dexUrl = await listening(run('dex', 'apps/dex/dist/main.js'));
   env.DEX_URL = dexUrl;
-  [gatewayA, gatewayB] = await Promise.all([listening(run('gateway A', 'apps/gateway/dist/main.js')), listening(run('gateway B', 'apps/gateway/dist/main.js'))]);
+  [gatewayA, gatewayB] = await Promise.all([
+    listening(run('gateway A', 'apps/gateway/dist/main.js')),
+    listening(run('gateway B', 'apps/gateway/dist/main.js')),
+  ]);
   // Dex's worker reaches the instances through gateway A.
   env.CLUSTER_GATEWAYS = `${CLUSTER}=${gatewayA}`;
   run('gateway worker', 'apps/gateway/dist/worker.js', { METRICS_PORT: String(metricsPort) });
@@ -99,7 +106,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // A process that died early says why here.
-  for (const p of procs) if (p.child.exitCode !== null && p.child.exitCode !== 0) console.error(`${p.name} exited ${p.child.exitCode}:\n${p.output.join('')}`);
+  for (const p of procs)
+    if (p.child.exitCode !== null && p.child.exitCode !== 0) console.error(`${p.name} exited ${p.child.exitCode}:\n${p.output.join('')}`);
   for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   await Promise.all(procs.map((p) => p.exited));
   for (const name of databases) await dropDatabase(requireEnv('TEST_PG_ADMIN_URL'), name);
@@ -152,13 +160,17 @@ it('completes on B an upload started on A, and serves it on A', async () => {
   expect(completed.body).toMatchObject({ status: { status: 'Completed', size: 21 } });
   const redirect = await onA.get(`/api/v2.6/files/content/${started.body.fileId}`).expect(303);
   const content = new URL(redirect.headers.location as string);
-  const bytes = await request(gatewayA).get(content.pathname + content.search).set('Host', carol.address).expect(200);
+  const bytes = await request(gatewayA)
+    .get(content.pathname + content.search)
+    .set('Host', carol.address)
+    .expect(200);
   expect(Buffer.from(bytes.body as Buffer).toString()).toBe('bytes across gateways');
 });
 
 it('shares the login rate limit between gateways', async () => {
   const dave = await signUp('dave');
-  const attempt = (base: string) => request(base).get('/users/access_token').set('Host', dave.address).set('username', 'dave').set('password', 'wrong-password');
+  const attempt = (base: string) =>
+    request(base).get('/users/access_token').set('Host', dave.address).set('username', 'dave').set('password', 'wrong-password');
   for (let i = 0; i < LOGIN_RATE_LIMIT; i++) expect((await attempt(i % 2 === 0 ? gatewayA : gatewayB)).status).toBe(401);
   const refused = await attempt(gatewayB);
   expect(refused.status).toBe(429);
@@ -167,8 +179,16 @@ it('shares the login rate limit between gateways', async () => {
 
 it('refuses on B, within 1 s, a user that the owner disabled on A', async () => {
   const erin = await signUp('erin');
-  const created = await as(gatewayA, erin.address, erin.token).post('/users/user').send({ username: 'frank', password: STRONG_PASSWORD }).expect(201);
-  const login = await request(gatewayB).get('/users/access_token').set('Host', erin.address).set('username', 'frank').set('password', STRONG_PASSWORD).expect(200);
+  const created = await as(gatewayA, erin.address, erin.token)
+    .post('/users/user')
+    .send({ username: 'frank', password: STRONG_PASSWORD })
+    .expect(201);
+  const login = await request(gatewayB)
+    .get('/users/access_token')
+    .set('Host', erin.address)
+    .set('username', 'frank')
+    .set('password', STRONG_PASSWORD)
+    .expect(200);
   const frankOnB = as(gatewayB, erin.address, login.body.accessToken as string);
   await frankOnB.get('/users/access_token/validate').expect(200);
   await as(gatewayA, erin.address, erin.token).put(`/users/user/${created.body.userId}/disable`).expect(200);
@@ -182,7 +202,10 @@ it('delivers an app pushed through dex to instances on both gateways', async () 
   const gina = await signUp('gina');
   // Each sign-up is registered with dex by the gateway worker, whose key the dex worker fetches.
   for (const who of [boss, gina]) {
-    await eventually(async () => (await request(dexUrl).post('/api/users/registerHat').send({ hatAddress: who.address })).status === 200, 20_000);
+    await eventually(
+      async () => (await request(dexUrl).post('/api/users/registerHat').send({ hatAddress: who.address })).status === 200,
+      20_000,
+    );
   }
   const pushed = await request(dexUrl)
     .post('/api/users/update-application')
@@ -190,10 +213,16 @@ it('delivers an app pushed through dex to instances on both gateways', async () 
     .set('x-auth-token', boss.token)
     .send({ title: 'Scale', namespace: 'scale', logoUrl: 'https://s.example/l.png', url: 'https://s.example', category: 'app' });
   expect(pushed.status).toBe(202);
-  for (const [base, who] of [[gatewayA, gina], [gatewayB, gina], [gatewayB, boss]] as const) {
+  for (const [base, who] of [
+    [gatewayA, gina],
+    [gatewayB, gina],
+    [gatewayB, boss],
+  ] as const) {
     const apps = await eventually(async () => {
       const res = await as(base, who.address, who.token).get('/api/v2.6/applications');
-      return res.status === 200 && (res.body as { application: { id: string } }[]).some((a) => a.application.id === 'scale') ? res.body : null;
+      return res.status === 200 && (res.body as { application: { id: string } }[]).some((a) => a.application.id === 'scale')
+        ? res.body
+        : null;
     }, 20_000);
     expect(apps).toBeTruthy();
   }
@@ -207,7 +236,10 @@ it('delivers an app pushed through dex to instances on both gateways', async () 
 
 it('finishes an upload in flight when its gateway is told to stop, then exits 0; every process stops on SIGTERM', async () => {
   const hank = await signUp('hank');
-  const started = await as(gatewayA, hank.address, hank.token).post('/api/v2.6/files/upload').send({ name: 'slow.bin', source: 'test' }).expect(200);
+  const started = await as(gatewayA, hank.address, hank.token)
+    .post('/api/v2.6/files/upload')
+    .send({ name: 'slow.bin', source: 'test' })
+    .expect(200);
   const target = new URL(started.body.contentUrl as string);
   const gatewayBProc = procs.find((p) => p.name === 'gateway B') as Proc;
   // Half the body, then SIGTERM, then the rest: the gateway must finish this request before exiting.
@@ -215,7 +247,12 @@ it('finishes an upload in flight when its gateway is told to stop, then exits 0;
   const answer = new Promise<number>((resolve, reject) => {
     const req = http.request(`${gatewayB}${target.pathname}${target.search}`, {
       method: 'PUT',
-      headers: { Host: hank.address, 'x-amz-server-side-encryption': 'AES256', 'Content-Type': 'application/octet-stream', 'Content-Length': '8' },
+      headers: {
+        Host: hank.address,
+        'x-amz-server-side-encryption': 'AES256',
+        'Content-Type': 'application/octet-stream',
+        'Content-Length': '8',
+      },
     });
     req.on('response', (res) => {
       res.resume();

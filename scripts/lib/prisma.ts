@@ -20,11 +20,15 @@ export function runPrisma(target: Target, args: string[], options: { url?: strin
   if (options.url) env[variable] = options.url;
   // `prisma generate` reads the schema, which names the URL variable, but never connects.
   if (args[0] === 'generate') env[variable] ??= 'postgresql://localhost/unused';
-  const result = spawnSync(path.join(root, 'node_modules/.bin/prisma'), [...args, '--config', path.join(root, `prisma/${target}.config.ts`)], {
-    cwd: root,
-    env,
-    stdio: options.quiet ? 'pipe' : 'inherit',
-  });
+  const result = spawnSync(
+    path.join(root, 'node_modules/.bin/prisma'),
+    [...args, '--config', path.join(root, `prisma/${target}.config.ts`)],
+    {
+      cwd: root,
+      env,
+      stdio: options.quiet ? 'pipe' : 'inherit',
+    },
+  );
   if (options.quiet && result.status !== 0) process.stderr.write(result.stdout + result.stderr.toString());
   return result.status ?? 1;
 }

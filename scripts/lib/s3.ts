@@ -122,7 +122,9 @@ function serverConf(kind: Kind, port: number, root: string): string {
     '',
   ];
   if (kind !== 'proxy') {
-    return [...common, '[pipeline:main]', `pipeline = ${kind}-server`, '', `[app:${kind}-server]`, `use = egg:swift#${kind}`, ''].join('\n');
+    return [...common, '[pipeline:main]', `pipeline = ${kind}-server`, '', `[app:${kind}-server]`, `use = egg:swift#${kind}`, ''].join(
+      '\n',
+    );
   }
   // [pipeline name, egg entry point] of the filters that need no settings.
   const filters = [

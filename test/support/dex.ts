@@ -28,7 +28,10 @@ export class FakeInstances {
   /** Status to answer instead of serving (e.g. 503), per address. */
   readonly failWith = new Map<string, number>();
 
-  constructor(readonly server: Server, readonly url: string) {}
+  constructor(
+    readonly server: Server,
+    readonly url: string,
+  ) {}
 
   async add(address: string): Promise<SigningKeys & { pem: string }> {
     const pair = await generateRsaKeyPair();
@@ -41,7 +44,8 @@ export class FakeInstances {
   ownerToken(address: string, scope: 'owner' | 'user' = 'owner'): string {
     const keys = this.keys.get(address);
     if (!keys) throw new Error(`no fake instance ${address}`);
-    return issueToken(keys, { issuer: address, subject: randomBytes(8).toString('hex'), accessScope: scope }, Math.floor(Date.now() / 1000)).token;
+    return issueToken(keys, { issuer: address, subject: randomBytes(8).toString('hex'), accessScope: scope }, Math.floor(Date.now() / 1000))
+      .token;
   }
 
   close(): Promise<void> {
@@ -100,7 +104,11 @@ export interface TestCluster {
 }
 
 export async function startTestCluster(
-  options: { worker?: boolean; registerWaitMs?: number; /** Settings of dex and the worker to override. */ env?: Partial<Record<keyof Env, string>> } = {},
+  options: {
+    worker?: boolean;
+    registerWaitMs?: number;
+    /** Settings of dex and the worker to override. */ env?: Partial<Record<keyof Env, string>>;
+  } = {},
 ): Promise<TestCluster> {
   const [dexPort, gatewayPort] = [await freePort(), await freePort()];
   const dexUrl = `http://127.0.0.1:${dexPort}`;

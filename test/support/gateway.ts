@@ -39,7 +39,10 @@ export function requireEnv(name: string): string {
 /** Dependencies a test may replace (e.g. `dexKeys`: a source holding a key pair the test generated). */
 export type TestGatewayDeps = Pick<GatewayDeps, 'dexKeys'>;
 
-export async function startTestGateway(overrides: Partial<Record<keyof Env, string>> = {}, deps: TestGatewayDeps = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  overrides: Partial<Record<keyof Env, string>> = {},
+  deps: TestGatewayDeps = {},
+): Promise<TestGateway> {
   const database = await createDatabaseFrom(requireEnv('TEST_PG_ADMIN_URL'), requireEnv('TEST_GATEWAY_TEMPLATE'));
   const config = loadConfigFor('gateway', {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -125,7 +128,11 @@ export async function addUser(app: Express, owner: SignedUp, username: string, p
     .set('X-Auth-Token', owner.token)
     .send({ username, password });
   if (created.status !== 201) throw new Error(`creating ${username} failed: ${created.status} ${JSON.stringify(created.body)}`);
-  const login = await request(app).get('/users/access_token').set('Host', owner.address).set('username', username).set('password', password);
+  const login = await request(app)
+    .get('/users/access_token')
+    .set('Host', owner.address)
+    .set('username', username)
+    .set('password', password);
   if (login.status !== 200) throw new Error(`login of ${username} failed: ${login.status}`);
   return { userId: created.body.userId as string, token: login.body.accessToken as string, username, password };
 }

@@ -26,7 +26,9 @@ export class PrivateRedis {
   }
 
   async resume(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     await waitForPort(this.port);
   }
 
@@ -62,7 +64,8 @@ export class PrivatePostgres {
 
   static async start(): Promise<PrivatePostgres> {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pds-fault-pg-'));
-    if (process.getuid?.() === 0) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+    if (process.getuid?.() === 0)
+      chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
     const pg = new PrivatePostgres(await freePort(), dir);
     pg.asPostgres(`${PG_BIN}/initdb`, ['-D', pg.dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
     await pg.resume();

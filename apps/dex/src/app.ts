@@ -2,7 +2,14 @@
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Config } from '@pds/config';
-import { AdminRepository, AppRecordRepository, CertifiedClusterRepository, databaseChecks, RegisteredInstanceRepository, type DexDb } from '@pds/db';
+import {
+  AdminRepository,
+  AppRecordRepository,
+  CertifiedClusterRepository,
+  databaseChecks,
+  RegisteredInstanceRepository,
+  type DexDb,
+} from '@pds/db';
 import { createBaseApp, finishApp, healthRoutes, openApiRoutes, RateLimit, type Logger, type Metrics } from '@pds/http';
 import type { Producer, QueueEvents } from '@pds/queue';
 import { type Clock, publicKeyPem, type SigningKeys } from '@pds/tokens';
@@ -34,7 +41,14 @@ export function createDexApp(deps: DexDeps): { app: Express } {
   const instances = new RegisteredInstanceRepository(deps.db);
   const registration = new RegistrationService(clusters, instances, deps.keyFetch, deps.keyFetchEvents, deps.registerWaitMs ?? 5000);
   const verifier = new InstanceTokenVerifier(instances, deps.clock ?? (() => new Date()));
-  const apps = new AppUpdateService(verifier, new AdminRepository(deps.db), clusters, instances, new AppRecordRepository(deps.db), deps.appPush);
+  const apps = new AppUpdateService(
+    verifier,
+    new AdminRepository(deps.db),
+    clusters,
+    instances,
+    new AppRecordRepository(deps.db),
+    deps.appPush,
+  );
   const publicKey = publicKeyPem(deps.keys.publicKey);
 
   const app = createBaseApp(deps.logger, { trustProxy: deps.config.TRUST_PROXY, metrics: deps.metrics?.requests });

@@ -20,7 +20,8 @@ export class InstanceTokenVerifier {
       const iss = readUnverified(token).claims.iss;
       if (typeof iss !== 'string') throw new TokenRefused('malformed');
       const instance = await this.instances.find(iss.toLowerCase());
-      if (!instance || instance.state !== 'registered' || !instance.publicKeyPem || !instance.fingerprint) throw new TokenRefused('wrong instance');
+      if (!instance || instance.state !== 'registered' || !instance.publicKeyPem || !instance.fingerprint)
+        throw new TokenRefused('wrong instance');
       // The fingerprint is part of the cache scope: a re-certified key never reuses old verdicts.
       const scope = `${instance.address} ${instance.fingerprint}`;
       const cached = this.cache.get(scope, token, now);

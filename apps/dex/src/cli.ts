@@ -64,7 +64,8 @@ admin
       const removed = await new AdminRepository(db).remove(address(raw));
       console.log(removed ? `admin ${address(raw)} removed` : `${address(raw)} was not an admin`);
       // DEX_ADMINS seeds admins again at each dex start: say so instead of surprising the operator.
-      if (removed && loadConfig().DEX_ADMINS.includes(address(raw))) console.log('note: DEX_ADMINS lists it, so the next dex start adds it back');
+      if (removed && loadConfig().DEX_ADMINS.includes(address(raw)))
+        console.log('note: DEX_ADMINS lists it, so the next dex start adds it back');
     })(),
   );
 admin.command('list').action(withDb(async (db) => console.log((await new AdminRepository(db).list()).join('\n'))));

@@ -1,7 +1,15 @@
 // Wires dex's real dependencies from the configuration and serves it until `close()`.
 import type { Express } from 'express';
 import type { DexConfig } from '@pds/config';
-import { AdminRepository, CertifiedClusterRepository, createDexDb, databaseChecks, DexKeyRepository, disconnectOnFailure, poolUse } from '@pds/db';
+import {
+  AdminRepository,
+  CertifiedClusterRepository,
+  createDexDb,
+  databaseChecks,
+  DexKeyRepository,
+  disconnectOnFailure,
+  poolUse,
+} from '@pds/db';
 import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
 import { appPushProducer, blockingRedis, keyFetchProducer, QUEUE_NAMES, queueEvents, requestRedis } from '@pds/queue';
 import { createDexApp } from './app';
@@ -47,7 +55,18 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
     const keys = await loadOrCreateDexKeys(new DexKeyRepository(db), config.MASTER_KEY);
     metrics = await startMetrics('dex', config);
     metrics?.metrics.pool(() => poolUse(db));
-    ({ app } = createDexApp({ config, db, redis, logger, keys, keyFetch, keyFetchEvents, appPush, metrics: metrics?.metrics, registerWaitMs: options.registerWaitMs }));
+    ({ app } = createDexApp({
+      config,
+      db,
+      redis,
+      logger,
+      keys,
+      keyFetch,
+      keyFetchEvents,
+      appPush,
+      metrics: metrics?.metrics,
+      registerWaitMs: options.registerWaitMs,
+    }));
     server = await listen(app, config.DEX_PORT, config.BIND_ADDRESS);
   } catch (error) {
     await release();

@@ -1,7 +1,15 @@
 // Runs dex's jobs (key fetch, app push) until `close()`. It holds dex's database and key only: the
 // gateway's database belongs to the gateway's worker.
 import type { DexWorkerConfig } from '@pds/config';
-import { AppRecordRepository, createDexDb, databaseChecks, disconnectOnFailure, DexKeyRepository, poolUse, RegisteredInstanceRepository } from '@pds/db';
+import {
+  AppRecordRepository,
+  createDexDb,
+  databaseChecks,
+  disconnectOnFailure,
+  DexKeyRepository,
+  poolUse,
+  RegisteredInstanceRepository,
+} from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
 import { appPushProducer, blockingRedis, closeWorkers, keyFetchProducer, QUEUE_NAMES, reconcileEvery, runQueue } from '@pds/queue';
 import { openPrivateKey, signingKeys, type SigningKeys } from '@pds/tokens';
@@ -29,7 +37,12 @@ export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable
 
   const workers = [
     runQueue(QUEUE_NAMES.keyFetch, keyFetchProcessor({ gateways: config.CLUSTER_GATEWAYS, instances }), queue, logger),
-    runQueue(QUEUE_NAMES.appPush, appPushProcessor({ gateways: config.CLUSTER_GATEWAYS, apps, keys: loadKeys, clock: () => new Date() }), queue, logger),
+    runQueue(
+      QUEUE_NAMES.appPush,
+      appPushProcessor({ gateways: config.CLUSTER_GATEWAYS, apps, keys: loadKeys, clock: () => new Date() }),
+      queue,
+      logger,
+    ),
   ];
   const appPush = appPushProducer(queue);
   // Only for the depth metrics: dex itself queues key fetches.

@@ -17,7 +17,13 @@ const dexState = async (address: string) => (await c.gw.db.instance.findUniqueOr
 const dexRow = (address: string) => c.dexDb.registeredInstance.findUnique({ where: { address } });
 
 const record = (namespace: string) => {
-  const parsed = parseAppRecord({ title: namespace, namespace, logoUrl: 'https://x.example/l.png', url: 'https://x.example', category: 'app' });
+  const parsed = parseAppRecord({
+    title: namespace,
+    namespace,
+    logoUrl: 'https://x.example/l.png',
+    url: 'https://x.example',
+    category: 'app',
+  });
   if (!parsed.success) throw parsed.error;
   return parsed.record;
 };
@@ -90,14 +96,21 @@ describe('worker', () => {
     await eventually(async () => again.isCompleted());
     expect(await dexRow(gina)).toEqual(before);
 
-    const res = await request(c.dexUrl).post('/api/users/update-application').query({ hatFilter: gina, cluster: PEER_CLUSTER }).set('x-auth-token', admin.token).send(record('maps'));
+    const res = await request(c.dexUrl)
+      .post('/api/users/update-application')
+      .query({ hatFilter: gina, cluster: PEER_CLUSTER })
+      .set('x-auth-token', admin.token)
+      .send(record('maps'));
     expect(res.status).toBe(202);
     const push = await eventually(async () => {
       const p = await c.dexDb.appPush.findFirst({ where: { appId: 'maps', state: 'delivered' } });
       return p ?? null;
     });
     // The same push job again: it sees the delivery and sends nothing.
-    const rerun = await c.appPush.enqueue({ pushId: push.id, address: gina, record: record('maps'), version: push.version }, jobIds.appPush(push.id));
+    const rerun = await c.appPush.enqueue(
+      { pushId: push.id, address: gina, record: record('maps'), version: push.version },
+      jobIds.appPush(push.id),
+    );
     await eventually(async () => rerun.isCompleted());
     expect(c.fakes.pushes.get(gina)).toHaveLength(1);
     expect((await c.dexDb.appPush.findUniqueOrThrow({ where: { id: push.id } })).attempts).toBe(1);

@@ -72,7 +72,10 @@ describe('POST /api/users/registerHat', () => {
     expect(pending.body).toEqual({ message: 'Registration pending', hatAddress: `slow.${PEER_CLUSTER}` });
     // The fetch keeps retrying in the background and succeeds once the instance answers.
     c.fakes.failWith.delete(`slow.${PEER_CLUSTER}`);
-    await eventually(async () => (await c.dexDb.registeredInstance.findUnique({ where: { address: `slow.${PEER_CLUSTER}` } }))?.state === 'registered', 15_000);
+    await eventually(
+      async () => (await c.dexDb.registeredInstance.findUnique({ where: { address: `slow.${PEER_CLUSTER}` } }))?.state === 'registered',
+      15_000,
+    );
   }, 30_000);
 
   it('answers 409 for a changed key, refuses the instance tokens, and accepts them again after re-certification', async () => {
@@ -81,7 +84,11 @@ describe('POST /api/users/registerHat', () => {
     await register(carol).expect(200);
     const oldToken = c.fakes.ownerToken(carol);
     const updateApp = (token: string) =>
-      request(c.dexUrl).post('/api/users/update-application').query({ hatFilter: '*', cluster: PEER_CLUSTER }).set('x-auth-token', token).send({});
+      request(c.dexUrl)
+        .post('/api/users/update-application')
+        .query({ hatFilter: '*', cluster: PEER_CLUSTER })
+        .set('x-auth-token', token)
+        .send({});
     // A valid token of a registered non-admin instance gets past authentication (403, not 401).
     expect((await updateApp(oldToken)).status).toBe(403);
 
@@ -103,7 +110,7 @@ describe('POST /api/users/registerHat', () => {
     expect((await register(carol)).status).toBe(200);
   });
 
-  it('serves dex\'s own public key', async () => {
+  it("serves dex's own public key", async () => {
     const res = await request(c.dexUrl).get('/publickey').expect(200);
     expect(res.type).toBe('text/plain');
     expect(res.text).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);

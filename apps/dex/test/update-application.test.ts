@@ -48,16 +48,24 @@ describe('POST /api/users/update-application', () => {
       expect(res.body).toEqual({ error: 'Not Authenticated', message: 'Not Authenticated' });
     }
     await c.fakes.add('stranger.elsewhere.test');
-    expect((await update({ hatFilter: '*', cluster: PEER_CLUSTER }, record(), c.fakes.ownerToken('stranger.elsewhere.test'))).status).toBe(401);
+    expect((await update({ hatFilter: '*', cluster: PEER_CLUSTER }, record(), c.fakes.ownerToken('stranger.elsewhere.test'))).status).toBe(
+      401,
+    );
   });
 
   it('answers 403 to a registered instance that is not an admin, and to a non-owner of the admin instance', async () => {
     const res = await update({ hatFilter: '*', cluster: PEER_CLUSTER }, record(), c.fakes.ownerToken(peers[0] as string));
     expect(res.status).toBe(403);
     expect(res.body.error).toBe('Forbidden');
-    const login = await request(c.gw.app).post('/users/user').set('Host', ADMIN).set('X-Auth-Token', admin.token).send({ username: 'helper', password: admin.password });
+    const login = await request(c.gw.app)
+      .post('/users/user')
+      .set('Host', ADMIN)
+      .set('X-Auth-Token', admin.token)
+      .send({ username: 'helper', password: admin.password });
     expect(login.status).toBe(201);
-    const token = (await request(c.gw.app).get('/users/access_token').set('Host', ADMIN).set('username', 'helper').set('password', admin.password)).body.accessToken;
+    const token = (
+      await request(c.gw.app).get('/users/access_token').set('Host', ADMIN).set('username', 'helper').set('password', admin.password)
+    ).body.accessToken;
     expect((await update({ hatFilter: '*', cluster: PEER_CLUSTER }, record(), token)).status).toBe(403);
   });
 
@@ -94,7 +102,14 @@ describe('POST /api/users/update-application', () => {
       const pushes = c.fakes.pushes.get(address) as { token: string; body: { version: number; record: { id: string } } }[];
       expect(pushes).toHaveLength(1);
       expect(pushes[0]?.body).toEqual({ version: 1, record: expect.objectContaining({ id: 'notes', title: 'Notes' }) });
-      expect(verifyServiceToken(pushes[0]?.token as string, dexKey, { issuer: DEX_ISSUER, audience: address, scope: 'app-push' }, Math.floor(Date.now() / 1000))).not.toBeNull();
+      expect(
+        verifyServiceToken(
+          pushes[0]?.token as string,
+          dexKey,
+          { issuer: DEX_ISSUER, audience: address, scope: 'app-push' },
+          Math.floor(Date.now() / 1000),
+        ),
+      ).not.toBeNull();
     }
 
     const single = await update({ hatFilter: peers[1] as string, cluster: PEER_CLUSTER }, record({ title: 'Notes 2' }), admin.token);

@@ -10,7 +10,15 @@ import { tenantOf } from './context';
 /** How long an instance's app origins are reused: a newly pushed app's origin works within this. */
 export const APP_ORIGINS_TTL_MS = 10_000;
 export const CORS_MAX_AGE_SECONDS = 3 * 24 * 3600;
-export const CORS_ALLOWED_HEADERS = ['Content-Type', 'X-Auth-Token', 'X-Request-Id', 'username', 'password', 'pass', 'x-amz-server-side-encryption'];
+export const CORS_ALLOWED_HEADERS = [
+  'Content-Type',
+  'X-Auth-Token',
+  'X-Request-Id',
+  'username',
+  'password',
+  'pass',
+  'x-amz-server-side-encryption',
+];
 
 /**
  * `configured` (CORS_ALLOWED_ORIGINS) when set, else the instance's own apps' origins. The lookup runs
@@ -18,7 +26,11 @@ export const CORS_ALLOWED_HEADERS = ['Content-Type', 'X-Auth-Token', 'X-Request-
  * its answer is kept briefly, so a browser app's many calls do not each read the apps.
  */
 export function instanceCors(configured: string[] | undefined, appOrigins: (instanceId: string) => Promise<string[]>): RequestHandler {
-  const cache = new LRUCache<string, string[]>({ max: 10_000, ttl: APP_ORIGINS_TTL_MS, fetchMethod: (instanceId) => appOrigins(instanceId) });
+  const cache = new LRUCache<string, string[]>({
+    max: 10_000,
+    ttl: APP_ORIGINS_TTL_MS,
+    fetchMethod: (instanceId) => appOrigins(instanceId),
+  });
   return cors((req, callback) => {
     const origin = req.headers.origin;
     if (!origin) return callback(null, { origin: false });

@@ -39,7 +39,17 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     const blobStore = await createBlobStore(config);
     metrics = await startMetrics('gateway', config);
     metrics?.metrics.pool(() => poolUse(db));
-    gateway = createApp({ config, db, redis, subscriber, logger, masterKey: config.MASTER_KEY, dexRegistration, blobStore, metrics: metrics?.metrics });
+    gateway = createApp({
+      config,
+      db,
+      redis,
+      subscriber,
+      logger,
+      masterKey: config.MASTER_KEY,
+      dexRegistration,
+      blobStore,
+      metrics: metrics?.metrics,
+    });
     server = await listen(gateway.app, config.PORT, config.BIND_ADDRESS);
   } catch (error) {
     await release();

@@ -3,7 +3,16 @@
 import type { GatewayWorkerConfig } from '@pds/config';
 import { createGatewayDb, databaseChecks, disconnectOnFailure, FileRepository, GatewayDexStateRepository, poolUse } from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
-import { blockingRedis, closeWorkers, dexRegistrationProducer, Producer, QUEUE_NAMES, reconcileEvery, runQueue, scheduleUploadSweep } from '@pds/queue';
+import {
+  blockingRedis,
+  closeWorkers,
+  dexRegistrationProducer,
+  Producer,
+  QUEUE_NAMES,
+  reconcileEvery,
+  runQueue,
+  scheduleUploadSweep,
+} from '@pds/queue';
 import { createBlobStore, LocalBlobStore, objectKey, removeOrphans, S3BlobStore, type BlobStore } from '@pds/storage';
 import { dexRegistrationProcessor } from './jobs/dex-registration';
 import { requeuePendingRegistrations } from './jobs/reconcile';

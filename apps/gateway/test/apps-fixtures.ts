@@ -2,7 +2,15 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import type { AppRecordInput } from '@pds/app-record';
-import { APP_PUSH_SCOPE, DEX_ISSUER, epochSeconds, generateRsaKeyPair, issueServiceToken, signingKeys, type SigningKeys } from '@pds/tokens';
+import {
+  APP_PUSH_SCOPE,
+  DEX_ISSUER,
+  epochSeconds,
+  generateRsaKeyPair,
+  issueServiceToken,
+  signingKeys,
+  type SigningKeys,
+} from '@pds/tokens';
 import { startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
 import { staticDexKey } from '../src/apps';
 
@@ -41,7 +49,11 @@ export function appRecord(namespace: string, change: Partial<AppRecordInput> = {
 }
 
 export function push(app: Express, address: string, token: string, appId: string, body: unknown) {
-  return request(app).put(`/api/dex/applications/${appId}`).set('Host', address).set('X-Auth-Token', token).send(body as object);
+  return request(app)
+    .put(`/api/dex/applications/${appId}`)
+    .set('Host', address)
+    .set('X-Auth-Token', token)
+    .send(body as object);
 }
 
 /** Pushes the app as dex would, sets it up as the owner and returns its token. */
@@ -49,9 +61,15 @@ export async function installApp(gw: TestGateway, keys: SigningKeys, owner: Sign
   const appId = record.id ?? record.namespace;
   const pushed = await push(gw.app, owner.address, pushToken(gw, keys, owner.address), appId, { version: 1, record });
   if (pushed.status !== 200) throw new Error(`push of ${appId} failed: ${pushed.status} ${JSON.stringify(pushed.body)}`);
-  const setup = await request(gw.app).post(`/api/v2.6/applications/${appId}/setup`).set('Host', owner.address).set('X-Auth-Token', owner.token);
+  const setup = await request(gw.app)
+    .post(`/api/v2.6/applications/${appId}/setup`)
+    .set('Host', owner.address)
+    .set('X-Auth-Token', owner.token);
   if (setup.status !== 200) throw new Error(`setup of ${appId} failed: ${setup.status} ${JSON.stringify(setup.body)}`);
-  const token = await request(gw.app).get(`/api/v2.6/applications/${appId}/access-token`).set('Host', owner.address).set('X-Auth-Token', owner.token);
+  const token = await request(gw.app)
+    .get(`/api/v2.6/applications/${appId}/access-token`)
+    .set('Host', owner.address)
+    .set('X-Auth-Token', owner.token);
   if (token.status !== 200) throw new Error(`token of ${appId} failed: ${token.status} ${JSON.stringify(token.body)}`);
   return { appId, token: token.body.accessToken as string, userId: token.body.userId as string };
 }

@@ -68,7 +68,12 @@ describe('PUT /api/dex/applications/:appId (dex pushes)', () => {
   });
 
   it.each([
-    ['a record that fails validation', 'bad', { version: 1, record: appRecord('bad', { category: 'spaceship' as 'app' }) }, /record\.category: /],
+    [
+      'a record that fails validation',
+      'bad',
+      { version: 1, record: appRecord('bad', { category: 'spaceship' as 'app' }) },
+      /record\.category: /,
+    ],
     ['a path id that differs from the record id', 'other', { version: 1, record: appRecord('bad') }, /record\.id: /],
     ['a missing version', 'bad', { record: appRecord('bad') }, /version: /],
   ])('answers 400 for %s', async (_what, appId, body, message) => {

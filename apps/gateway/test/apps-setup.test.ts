@@ -17,7 +17,10 @@ beforeAll(async () => {
     ['diary', {}],
   ];
   for (const [namespace, change] of apps) {
-    await push(gw.app, alice.address, pushToken(gw, dex, alice.address), namespace, { version: 1, record: appRecord(namespace, change) }).expect(200);
+    await push(gw.app, alice.address, pushToken(gw, dex, alice.address), namespace, {
+      version: 1,
+      record: appRecord(namespace, change),
+    }).expect(200);
   }
 });
 afterAll(() => gw.close());
@@ -97,7 +100,9 @@ describe('setup, token, disable', () => {
     expect(res.body).toEqual({ accessToken: expect.any(String), userId: expect.any(String) });
     appToken = res.body.accessToken;
     const claims = JSON.parse(Buffer.from(appToken.split('.')[1] as string, 'base64url').toString());
-    expect(claims).toEqual(expect.objectContaining({ application: 'notes', accessScope: 'application', sub: res.body.userId, iss: alice.address }));
+    expect(claims).toEqual(
+      expect.objectContaining({ application: 'notes', accessScope: 'application', sub: res.body.userId, iss: alice.address }),
+    );
     expect((await as({ token: appToken }).get('/users/access_token/validate')).status).toBe(200);
     // An app may read its own status, not the list nor other apps, and may not mint tokens.
     expect((await as({ token: appToken }).get('/api/v2.6/applications/notes')).status).toBe(200);
@@ -123,7 +128,10 @@ describe('setup, token, disable', () => {
   });
 
   it('a newer pushed version shows needsUpdating until the owner sets it up again, which adopts its grants', async () => {
-    await push(gw.app, alice.address, pushToken(gw, dex, alice.address), 'notes', { version: 2, record: appRecord('notes', { dataRead: ['diary'] }) }).expect(200);
+    await push(gw.app, alice.address, pushToken(gw, dex, alice.address), 'notes', {
+      version: 2,
+      record: appRecord('notes', { dataRead: ['diary'] }),
+    }).expect(200);
     const updated = (await as(alice).get('/api/v2.6/applications/notes')).body;
     expect(updated).toEqual(expect.objectContaining({ needsUpdating: true }));
     expect(updated.application.info.version).toBe('2.0.0');

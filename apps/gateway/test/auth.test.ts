@@ -110,27 +110,43 @@ describe('token refusals', () => {
     return [h, b64url({ ...claims, accessScope: 'owner', sub: bob.userId }), s].join('.');
   };
   const cases: [string, () => string | Promise<string>, string][] = [
-    ['an expired token', async () => {
-      const res = await on(alice).get('/users/access_token').set('username', 'alice').set('password', alice.password);
-      gw.clock.advance(3 * 24 * 3600 + 1);
-      return res.body.accessToken;
-    }, 'expired'],
+    [
+      'an expired token',
+      async () => {
+        const res = await on(alice).get('/users/access_token').set('username', 'alice').set('password', alice.password);
+        gw.clock.advance(3 * 24 * 3600 + 1);
+        return res.body.accessToken;
+      },
+      'expired',
+    ],
     ['a tampered token', () => tamper(alice.token), 'bad signature'],
-    ['an unsigned token (alg none)', () => {
-      const claims = jwt.decode(alice.token) as object;
-      return `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims)}.`;
-    }, 'bad signature'],
-    ['an HS256 token keyed with the public key', async () => {
-      const pem = (await on(alice).get('/publickey')).text;
-      const claims = jwt.decode(alice.token) as object;
-      const head = `${b64url({ alg: 'HS256', typ: 'JWT' })}.${b64url(claims)}`;
-      return `${head}.${createHmac('sha256', pem).update(head).digest('base64url')}`;
-    }, 'bad signature'],
-    ['a token signed by a foreign key', () => {
-      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-      const claims = jwt.decode(alice.token) as object;
-      return jwt.sign(claims, privateKey, { algorithm: 'RS256' });
-    }, 'bad signature'],
+    [
+      'an unsigned token (alg none)',
+      () => {
+        const claims = jwt.decode(alice.token) as object;
+        return `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims)}.`;
+      },
+      'bad signature',
+    ],
+    [
+      'an HS256 token keyed with the public key',
+      async () => {
+        const pem = (await on(alice).get('/publickey')).text;
+        const claims = jwt.decode(alice.token) as object;
+        const head = `${b64url({ alg: 'HS256', typ: 'JWT' })}.${b64url(claims)}`;
+        return `${head}.${createHmac('sha256', pem).update(head).digest('base64url')}`;
+      },
+      'bad signature',
+    ],
+    [
+      'a token signed by a foreign key',
+      () => {
+        const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+        const claims = jwt.decode(alice.token) as object;
+        return jwt.sign(claims, privateKey, { algorithm: 'RS256' });
+      },
+      'bad signature',
+    ],
     ["another instance's token", () => bob.token, 'wrong instance'],
     ['garbage', () => 'not.a.token', 'malformed'],
   ];
@@ -228,7 +244,9 @@ describe('sliding session', () => {
       const refreshed = await on(alice).get('/users/user').set('X-Auth-Token', token);
       token = (refreshed.headers['x-auth-token'] as string) ?? token;
     }
-    expect((jwt.decode(token) as jwt.JwtPayload).exp).toBeLessThanOrEqual((jwt.decode(login.body.accessToken) as jwt.JwtPayload).auth_time + 30 * 24 * 3600);
+    expect((jwt.decode(token) as jwt.JwtPayload).exp).toBeLessThanOrEqual(
+      (jwt.decode(login.body.accessToken) as jwt.JwtPayload).auth_time + 30 * 24 * 3600,
+    );
     gw.clock.advance(2 * 24 * 3600);
     const res = await on(alice).get('/users/access_token/validate').set('X-Auth-Token', token);
     expect(res.status).toBe(401);

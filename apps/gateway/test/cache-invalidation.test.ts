@@ -102,11 +102,19 @@ describe('a change made through one gateway', () => {
     const items = () => request(b).get('/api/v2.6/data/notes/items').set('Host', owner.address).set('X-Auth-Token', app.token);
     expect((await items()).status).toBe(200);
 
-    await request(a.app).post(`/api/v2.6/applications/${app.appId}/disable`).set('Host', owner.address).set('X-Auth-Token', owner.token).expect(200);
+    await request(a.app)
+      .post(`/api/v2.6/applications/${app.appId}/disable`)
+      .set('Host', owner.address)
+      .set('X-Auth-Token', owner.token)
+      .expect(200);
     expect(await msUntil(b, owner.address, app.token, 401)).toBeLessThan(1000);
     expect((await items()).status).toBe(401);
 
-    await request(a.app).post(`/api/v2.6/applications/${app.appId}/setup`).set('Host', owner.address).set('X-Auth-Token', owner.token).expect(200);
+    await request(a.app)
+      .post(`/api/v2.6/applications/${app.appId}/setup`)
+      .set('Host', owner.address)
+      .set('X-Auth-Token', owner.token)
+      .expect(200);
     expect(await msUntil(b, owner.address, app.token, 200)).toBeLessThan(1000);
   });
 

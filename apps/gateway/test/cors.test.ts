@@ -27,7 +27,10 @@ describe('CORS by default: the origins of the apps pushed to the instance', () =
     ({ gw, dex } = await startGatewayWithDex());
     alice = await signUp(gw.app, 'alice');
     bob = await signUp(gw.app, 'bob');
-    await push(gw.app, alice.address, pushToken(gw, dex, alice.address), 'notes', { version: 1, record: appRecord('notes', { authUrl: '/login' }) }).expect(200);
+    await push(gw.app, alice.address, pushToken(gw, dex, alice.address), 'notes', {
+      version: 1,
+      record: appRecord('notes', { authUrl: '/login' }),
+    }).expect(200);
   });
   afterAll(() => gw.close());
 
@@ -36,14 +39,20 @@ describe('CORS by default: the origins of the apps pushed to the instance', () =
     expect(res.status).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
     expect(res.headers['access-control-allow-credentials']).toBe('true');
-    expect(res.headers['access-control-allow-headers']?.toLowerCase().split(',')).toEqual(expect.arrayContaining(['x-auth-token', 'content-type']));
+    expect(res.headers['access-control-allow-headers']?.toLowerCase().split(',')).toEqual(
+      expect.arrayContaining(['x-auth-token', 'content-type']),
+    );
     expect(res.headers['access-control-allow-methods']?.split(',')).toEqual(expect.arrayContaining(['GET', 'POST', 'PUT', 'DELETE']));
     expect(res.headers['access-control-max-age']).toBe(String(3 * 24 * 3600));
     expect(res.headers.vary).toMatch(/Origin/);
   });
 
   it('answers the real request with the origin and exposes X-Auth-Token, so a browser sees the refreshed token', async () => {
-    const res = await request(gw.app).get('/users/access_token/validate').set('Host', alice.address).set('Origin', APP_ORIGIN).set('X-Auth-Token', alice.token);
+    const res = await request(gw.app)
+      .get('/users/access_token/validate')
+      .set('Host', alice.address)
+      .set('Origin', APP_ORIGIN)
+      .set('X-Auth-Token', alice.token);
     expect(res.status).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
     expect(res.headers['access-control-allow-credentials']).toBe('true');
@@ -71,7 +80,11 @@ describe('CORS by default: the origins of the apps pushed to the instance', () =
   it('gives a foreign origin no CORS headers, on preflight and on the request itself', async () => {
     const pre = await preflight(gw, alice.address, FOREIGN);
     expect(pre.headers['access-control-allow-origin']).toBeUndefined();
-    const res = await request(gw.app).get('/users/access_token/validate').set('Host', alice.address).set('Origin', FOREIGN).set('X-Auth-Token', alice.token);
+    const res = await request(gw.app)
+      .get('/users/access_token/validate')
+      .set('Host', alice.address)
+      .set('Origin', FOREIGN)
+      .set('X-Auth-Token', alice.token);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
     expect(res.headers['access-control-expose-headers']).toBeUndefined();
   });
@@ -98,8 +111,12 @@ describe('CORS_ALLOWED_ORIGINS', () => {
   afterAll(() => gw.close());
 
   it('allows exactly the configured origins instead of the apps', async () => {
-    expect((await preflight(gw, alice.address, 'http://localhost:3000')).headers['access-control-allow-origin']).toBe('http://localhost:3000');
-    expect((await preflight(gw, alice.address, 'https://console.example')).headers['access-control-allow-origin']).toBe('https://console.example');
+    expect((await preflight(gw, alice.address, 'http://localhost:3000')).headers['access-control-allow-origin']).toBe(
+      'http://localhost:3000',
+    );
+    expect((await preflight(gw, alice.address, 'https://console.example')).headers['access-control-allow-origin']).toBe(
+      'https://console.example',
+    );
     expect((await preflight(gw, alice.address, 'http://localhost:3001')).headers['access-control-allow-origin']).toBeUndefined();
   });
 

@@ -27,13 +27,19 @@ beforeAll(async () => {
   tokens.anonymous = undefined;
 
   const grant = (body: object) =>
-    request(gw.app).post('/api/v2.6/data-grants').set('Host', alice.address).set('X-Auth-Token', alice.token).send({ userId: carol.userId, ...body }).expect(201);
+    request(gw.app)
+      .post('/api/v2.6/data-grants')
+      .set('Host', alice.address)
+      .set('X-Auth-Token', alice.token)
+      .send({ userId: carol.userId, ...body })
+      .expect(201);
   await grant({ namespace: 'calendar', access: 'read' });
   await grant({ namespace: 'notes', endpoint: 'shared', access: 'write' });
 });
 afterAll(() => gw.close());
 
-const count = (namespace: string, endpoint: string) => gw.db.dataRecord.count({ where: { instanceId: aliceInstance, namespace, endpoint } });
+const count = (namespace: string, endpoint: string) =>
+  gw.db.dataRecord.count({ where: { instanceId: aliceInstance, namespace, endpoint } });
 
 async function seed(namespace: string, endpoint: string): Promise<void> {
   await gw.db.dataRecord.deleteMany({ where: { instanceId: aliceInstance, namespace, endpoint } });
@@ -43,7 +49,11 @@ async function seed(namespace: string, endpoint: string): Promise<void> {
 function call(action: 'read' | 'write' | 'delete', table: string, token: string | undefined) {
   const path = `/api/v2.6/data/${table}`;
   const req =
-    action === 'read' ? request(gw.app).get(path) : action === 'write' ? request(gw.app).post(path).send({ written: true }) : request(gw.app).delete(path);
+    action === 'read'
+      ? request(gw.app).get(path)
+      : action === 'write'
+        ? request(gw.app).post(path).send({ written: true })
+        : request(gw.app).delete(path);
   req.set('Host', alice.address);
   return token ? req.set('X-Auth-Token', token) : req;
 }
@@ -115,8 +125,10 @@ describe('data permission matrix', () => {
 
 describe('data grants', () => {
   const owner = () => ({
-    post: (body: object) => request(gw.app).post('/api/v2.6/data-grants').set('Host', alice.address).set('X-Auth-Token', alice.token).send(body),
-    delete: (body: object) => request(gw.app).delete('/api/v2.6/data-grants').set('Host', alice.address).set('X-Auth-Token', alice.token).send(body),
+    post: (body: object) =>
+      request(gw.app).post('/api/v2.6/data-grants').set('Host', alice.address).set('X-Auth-Token', alice.token).send(body),
+    delete: (body: object) =>
+      request(gw.app).delete('/api/v2.6/data-grants').set('Host', alice.address).set('X-Auth-Token', alice.token).send(body),
   });
 
   it('revoking a grant takes effect on the next call', async () => {
@@ -139,6 +151,8 @@ describe('data grants', () => {
     expect(byCarol.status).toBe(403);
     expect((await owner().post({ userId: app.id, namespace: 'notes', access: 'write' })).status).toBe(400);
     expect((await owner().post({ userId: '00000000-0000-4000-8000-000000000000', namespace: 'notes', access: 'write' })).status).toBe(404);
-    expect(await gw.db.dataGrant.count({ where: { instanceId: aliceInstance, namespace: 'notes', userId: { in: [dave.id, app.id] } } })).toBe(0);
+    expect(
+      await gw.db.dataGrant.count({ where: { instanceId: aliceInstance, namespace: 'notes', userId: { in: [dave.id, app.id] } } }),
+    ).toBe(0);
   });
 });

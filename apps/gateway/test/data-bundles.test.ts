@@ -27,13 +27,25 @@ beforeAll(async () => {
     .expect(201);
   await owner().post('/api/v2.6/data/social/comments').send({ text: 'first comment', likes: 1 }).expect(201);
   // Unix seconds: 2026-03-01 00:00 and 11:00 UTC, and values that are no timestamp.
-  await owner().post('/api/v2.6/data/social/checkins').send([{ ts: 1772323200 }, { ts: 1772362800 }, { ts: 'soon' }, { ts: 1e15 }]).expect(201);
+  await owner()
+    .post('/api/v2.6/data/social/checkins')
+    .send([{ ts: 1772323200 }, { ts: 1772362800 }, { ts: 'soon' }, { ts: 1e15 }])
+    .expect(201);
   await owner().post('/api/v2.6/data/social/baddates').send({ at: 'not a date' }).expect(201);
   // Bob's data with the same names must never appear in Alice's bundles.
-  await callerRequests(gw.app, bob, bob.address).post('/api/v2.6/data/social/posts').send({ text: 'Bob run', likes: 99, tags: ['run'] }).expect(201);
+  await callerRequests(gw.app, bob, bob.address)
+    .post('/api/v2.6/data/social/posts')
+    .send({ text: 'Bob run', likes: 99, tags: ['run'] })
+    .expect(201);
   const batch = await owner()
     .post('/api/v2.6/data-batch')
-    .send([{ endpoint: 'social/posts', data: { text: 'Photo post', likes: 5, tags: ['photo'] }, links: [{ endpoint: 'social/places', data: { place: 'Lisbon' } }] }])
+    .send([
+      {
+        endpoint: 'social/posts',
+        data: { text: 'Photo post', likes: 5, tags: ['photo'] },
+        links: [{ endpoint: 'social/places', data: { place: 'Lisbon' } }],
+      },
+    ])
     .expect(201);
   linkedPost = batch.body[0].recordId;
 });
@@ -47,28 +59,43 @@ async function evaluate(bundle: Record<string, unknown>, name = 'b') {
 }
 
 const texts = (records: { data: Record<string, unknown> }[] | undefined) => (records ?? []).map((r) => r.data.text);
-const posts = (filters: unknown[], extra: Record<string, unknown> = {}) => ({ p: { endpoints: [{ endpoint: 'social/posts', filters }], ...extra } });
+const posts = (filters: unknown[], extra: Record<string, unknown> = {}) => ({
+  p: { endpoints: [{ endpoint: 'social/posts', filters }], ...extra },
+});
 
 describe('bundle filters (the original operators)', () => {
   it('contains: a field holding the value (array element or equal value)', async () => {
-    expect(texts((await evaluate(posts([{ field: 'tags', operator: { operator: 'contains', value: 'run' } }]))).p)).toEqual(['Morning run along the river', 'Long run in the rain']);
-    expect(texts((await evaluate(posts([{ field: 'author.name', operator: { operator: 'contains', value: 'bea' } }]))).p)).toEqual(['Long run in the rain']);
+    expect(texts((await evaluate(posts([{ field: 'tags', operator: { operator: 'contains', value: 'run' } }]))).p)).toEqual([
+      'Morning run along the river',
+      'Long run in the rain',
+    ]);
+    expect(texts((await evaluate(posts([{ field: 'author.name', operator: { operator: 'contains', value: 'bea' } }]))).p)).toEqual([
+      'Long run in the rain',
+    ]);
   });
 
   it('in: a field whose value is one of the list', async () => {
-    expect(texts((await evaluate(posts([{ field: 'likes', operator: { operator: 'in', value: [3, 40] } }]))).p)).toEqual(['Quiet evening with a book', 'Long run in the rain']);
-  });
-
-  it('between: numbers and strings, bounds included', async () => {
-    expect(texts((await evaluate(posts([{ field: 'likes', operator: { operator: 'between', lower: 5, upper: 12 } }]))).p)).toEqual(['Morning run along the river', 'Photo post']);
-    expect(texts((await evaluate(posts([{ field: 'at', operator: { operator: 'between', lower: '2026-03-02', upper: '2026-03-05' } }]))).p)).toEqual([
+    expect(texts((await evaluate(posts([{ field: 'likes', operator: { operator: 'in', value: [3, 40] } }]))).p)).toEqual([
       'Quiet evening with a book',
       'Long run in the rain',
     ]);
   });
 
+  it('between: numbers and strings, bounds included', async () => {
+    expect(texts((await evaluate(posts([{ field: 'likes', operator: { operator: 'between', lower: 5, upper: 12 } }]))).p)).toEqual([
+      'Morning run along the river',
+      'Photo post',
+    ]);
+    expect(
+      texts((await evaluate(posts([{ field: 'at', operator: { operator: 'between', lower: '2026-03-02', upper: '2026-03-05' } }]))).p),
+    ).toEqual(['Quiet evening with a book', 'Long run in the rain']);
+  });
+
   it('find: words in a text field; several filters must all hold', async () => {
-    expect(texts((await evaluate(posts([{ field: 'text', operator: { operator: 'find', search: 'run' } }]))).p)).toEqual(['Morning run along the river', 'Long run in the rain']);
+    expect(texts((await evaluate(posts([{ field: 'text', operator: { operator: 'find', search: 'run' } }]))).p)).toEqual([
+      'Morning run along the river',
+      'Long run in the rain',
+    ]);
     const both = posts([
       { field: 'text', transformation: { transformation: 'searchable' }, operator: { operator: 'find', search: 'run' } },
       { field: 'likes', transformation: { transformation: 'identity' }, operator: { operator: 'between', lower: 20, upper: 100 } },
@@ -81,17 +108,33 @@ describe('bundle filter transformations (date parts)', () => {
   const filtered = (endpoint: string, filter: unknown) => ({ p: { endpoints: [{ endpoint, filters: [filter] }] } });
 
   it('datetimeExtract compares a part of an ISO date string', async () => {
-    const values = await evaluate(filtered('social/posts', { field: 'at', transformation: { transformation: 'datetimeExtract', part: 'day' }, operator: { operator: 'between', lower: 2, upper: 5 } }));
+    const values = await evaluate(
+      filtered('social/posts', {
+        field: 'at',
+        transformation: { transformation: 'datetimeExtract', part: 'day' },
+        operator: { operator: 'between', lower: 2, upper: 5 },
+      }),
+    );
     expect(texts(values.p)).toEqual(['Quiet evening with a book', 'Long run in the rain']);
   });
 
   it('timestampExtract compares a part of Unix seconds (in UTC); values that are no timestamp never match', async () => {
-    const values = await evaluate(filtered('social/checkins', { field: 'ts', transformation: { transformation: 'timestampExtract', part: 'hour' }, operator: { operator: 'in', value: [11] } }));
+    const values = await evaluate(
+      filtered('social/checkins', {
+        field: 'ts',
+        transformation: { transformation: 'timestampExtract', part: 'hour' },
+        operator: { operator: 'in', value: [11] },
+      }),
+    );
     expect(values.p?.map((r) => r.data.ts)).toEqual([1772362800]);
   });
 
   it('a stored value that is not a date is a 400, not a 500', async () => {
-    const bundle = filtered('social/baddates', { field: 'at', transformation: { transformation: 'datetimeExtract', part: 'year' }, operator: { operator: 'in', value: [2026] } });
+    const bundle = filtered('social/baddates', {
+      field: 'at',
+      transformation: { transformation: 'datetimeExtract', part: 'year' },
+      operator: { operator: 'in', value: [2026] },
+    });
     await owner().post('/api/v2.6/data-bundle/dates').send({ name: 'dates', bundle }).expect(201);
     const res = await owner().get('/api/v2.6/data-bundle/dates');
     expect(res.status).toBe(400);
@@ -101,7 +144,9 @@ describe('bundle filter transformations (date parts)', () => {
 
 describe('bundle shape', () => {
   it('orderBy / ordering / limit across several endpoints, records without the field last', async () => {
-    const bundle = { p: { endpoints: [{ endpoint: 'social/posts' }, { endpoint: 'social/comments' }], orderBy: 'likes', ordering: 'descending', limit: 4 } };
+    const bundle = {
+      p: { endpoints: [{ endpoint: 'social/posts' }, { endpoint: 'social/comments' }], orderBy: 'likes', ordering: 'descending', limit: 4 },
+    };
     const values = (await evaluate(bundle)).p ?? [];
     expect(values.map((r) => r.data.likes)).toEqual([40, 12, 5, 3]);
     const ascending = (await evaluate({ p: { ...bundle.p, ordering: 'ascending', limit: 10 } })).p ?? [];
@@ -111,7 +156,15 @@ describe('bundle shape', () => {
 
   it('mapping picks and renames fields; a namespace alone covers all its endpoints; properties are separate', async () => {
     const values = await evaluate({
-      short: { endpoints: [{ endpoint: 'social/posts', mapping: { words: 'text', who: 'author.name' }, filters: [{ field: 'likes', operator: { operator: 'in', value: [40] } }] }] },
+      short: {
+        endpoints: [
+          {
+            endpoint: 'social/posts',
+            mapping: { words: 'text', who: 'author.name' },
+            filters: [{ field: 'likes', operator: { operator: 'in', value: [40] } }],
+          },
+        ],
+      },
       everything: { endpoints: [{ endpoint: 'social' }], limit: 100 },
     });
     expect(values.short?.map((r) => r.data)).toEqual([{ words: 'Long run in the rain', who: 'bea' }]);
@@ -119,15 +172,35 @@ describe('bundle shape', () => {
   });
 
   it('links attach the linked records that match the link query', async () => {
-    const values = await evaluate({ p: { endpoints: [{ endpoint: 'social/posts', filters: [{ field: 'tags', operator: { operator: 'contains', value: 'photo' } }], links: [{ endpoint: 'social/places' }] }] } });
-    expect(values.p).toEqual([{ endpoint: 'social/posts', recordId: linkedPost, data: expect.objectContaining({ text: 'Photo post' }), links: [{ endpoint: 'social/places', recordId: expect.any(String), data: { place: 'Lisbon' } }] }]);
+    const values = await evaluate({
+      p: {
+        endpoints: [
+          {
+            endpoint: 'social/posts',
+            filters: [{ field: 'tags', operator: { operator: 'contains', value: 'photo' } }],
+            links: [{ endpoint: 'social/places' }],
+          },
+        ],
+      },
+    });
+    expect(values.p).toEqual([
+      {
+        endpoint: 'social/posts',
+        recordId: linkedPost,
+        data: expect.objectContaining({ text: 'Photo post' }),
+        links: [{ endpoint: 'social/places', recordId: expect.any(String), data: { place: 'Lisbon' } }],
+      },
+    ]);
   });
 
   it("reads only the instance's own records, and stores the structure it was given", async () => {
     const values = await evaluate(posts([{ field: 'likes', operator: { operator: 'between', lower: 90, upper: 100 } }]), 'mine');
     expect(values.p).toEqual([]);
     const structure = await owner().get('/api/v2.6/data-bundle/mine/structure');
-    expect(structure.body).toEqual({ name: 'mine', bundle: posts([{ field: 'likes', operator: { operator: 'between', lower: 90, upper: 100 } }]) });
+    expect(structure.body).toEqual({
+      name: 'mine',
+      bundle: posts([{ field: 'likes', operator: { operator: 'between', lower: 90, upper: 100 } }]),
+    });
     expect((await gw.db.dataBundle.findFirstOrThrow({ where: { name: 'mine' } })).query).toEqual(structure.body.bundle);
   });
 });
@@ -135,9 +208,26 @@ describe('bundle shape', () => {
 describe('bundle input and access', () => {
   it.each([
     ['an unknown operator', posts([{ field: 'likes', operator: { operator: 'like', value: 1 } }])],
-    ['an unknown date part', posts([{ field: 'at', transformation: { transformation: 'datetimeExtract', part: 'fortnight' }, operator: { operator: 'in', value: [1] } }])],
-    ['a date part searched with find', posts([{ field: 'at', transformation: { transformation: 'timestampExtract', part: 'year' }, operator: { operator: 'find', search: '2026' } }])],
-    ['searchable with another operator than find', posts([{ field: 'likes', transformation: { transformation: 'searchable' }, operator: { operator: 'in', value: [1] } }])],
+    [
+      'an unknown date part',
+      posts([
+        { field: 'at', transformation: { transformation: 'datetimeExtract', part: 'fortnight' }, operator: { operator: 'in', value: [1] } },
+      ]),
+    ],
+    [
+      'a date part searched with find',
+      posts([
+        {
+          field: 'at',
+          transformation: { transformation: 'timestampExtract', part: 'year' },
+          operator: { operator: 'find', search: '2026' },
+        },
+      ]),
+    ],
+    [
+      'searchable with another operator than find',
+      posts([{ field: 'likes', transformation: { transformation: 'searchable' }, operator: { operator: 'in', value: [1] } }]),
+    ],
     ['a bad endpoint', { p: { endpoints: [{ endpoint: 'Social/posts!' }] } }],
     ['a limit over 1000', posts([], { limit: 5000 })],
     ['no endpoints', { p: { endpoints: [] } }],
@@ -150,7 +240,13 @@ describe('bundle input and access', () => {
   });
 
   it('refuses a name that differs from the path, and answers 404 for an unknown bundle', async () => {
-    expect((await owner().post('/api/v2.6/data-bundle/one').send({ name: 'two', bundle: posts([]) })).status).toBe(400);
+    expect(
+      (
+        await owner()
+          .post('/api/v2.6/data-bundle/one')
+          .send({ name: 'two', bundle: posts([]) })
+      ).status,
+    ).toBe(400);
     expect((await owner().get('/api/v2.6/data-bundle/nope')).status).toBe(404);
   });
 

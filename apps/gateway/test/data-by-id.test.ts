@@ -27,13 +27,17 @@ const stored = (recordIds: string[]) => gw.db.dataRecord.findMany({ where: { rec
 
 describe('PUT /api/v2.6/data', () => {
   it("replaces the data of the caller's own records (201, in the order given) and records who wrote them", async () => {
-    const created = await as(notes).post('/api/v2.6/data/notes/items').send([{ t: 'a' }, { t: 'b' }]);
+    const created = await as(notes)
+      .post('/api/v2.6/data/notes/items')
+      .send([{ t: 'a' }, { t: 'b' }]);
     const [a, b] = ids(created) as [string, string];
     expect((await stored([a])).map((r) => r.userId)).toEqual([notes.userId]);
-    const res = await as(notes).put('/api/v2.6/data').send([
-      { endpoint: 'notes/items', recordId: b, data: { t: 'B' } },
-      { recordId: a, data: { t: 'A' } },
-    ]);
+    const res = await as(notes)
+      .put('/api/v2.6/data')
+      .send([
+        { endpoint: 'notes/items', recordId: b, data: { t: 'B' } },
+        { recordId: a, data: { t: 'A' } },
+      ]);
     expect(res.status).toBe(201);
     expect(res.body).toEqual([
       { endpoint: 'notes/items', recordId: b, data: { t: 'B' } },
@@ -43,13 +47,23 @@ describe('PUT /api/v2.6/data', () => {
   });
 
   it("changes nothing when one record is missing or another account's: 400 with the original's text", async () => {
-    const [mine] = ids(await as(notes).post('/api/v2.6/data/notes/items').send([{ v: 1 }]));
-    const [theirs] = ids(await as(diary).post('/api/v2.6/data/diary/days').send([{ v: 2 }]));
+    const [mine] = ids(
+      await as(notes)
+        .post('/api/v2.6/data/notes/items')
+        .send([{ v: 1 }]),
+    );
+    const [theirs] = ids(
+      await as(diary)
+        .post('/api/v2.6/data/diary/days')
+        .send([{ v: 2 }]),
+    );
     for (const other of [theirs, '00000000-0000-4000-8000-000000000000']) {
-      const res = await as(notes).put('/api/v2.6/data').send([
-        { recordId: mine, data: { v: 'changed' } },
-        { recordId: other, data: { v: 'changed' } },
-      ]);
+      const res = await as(notes)
+        .put('/api/v2.6/data')
+        .send([
+          { recordId: mine, data: { v: 'changed' } },
+          { recordId: other, data: { v: 'changed' } },
+        ]);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: 'Bad Request', message: 'Could not update records: Records missing for updating' });
     }
@@ -57,17 +71,35 @@ describe('PUT /api/v2.6/data', () => {
   });
 
   it('lets the owner update any record; refuses bad bodies with 400 naming the field', async () => {
-    const [r] = ids(await as(notes).post('/api/v2.6/data/notes/items').send([{ v: 1 }]));
-    expect((await as(alice).put('/api/v2.6/data').send([{ recordId: r, data: { v: 'owner' } }])).status).toBe(201);
+    const [r] = ids(
+      await as(notes)
+        .post('/api/v2.6/data/notes/items')
+        .send([{ v: 1 }]),
+    );
+    expect(
+      (
+        await as(alice)
+          .put('/api/v2.6/data')
+          .send([{ recordId: r, data: { v: 'owner' } }])
+      ).status,
+    ).toBe(201);
     expect((await stored([r as string]))[0]?.data).toEqual({ v: 'owner' });
     for (const [body, message] of [
       [{}, /body/],
       [[], /non-empty/],
       [[{ recordId: 'nope', data: {} }], /recordId/],
       [[{ recordId: r, data: 'text' }], /body\[0\]\.data: must be a JSON object/],
-      [[{ recordId: r, data: {} }, { recordId: r, data: {} }], /twice/],
+      [
+        [
+          { recordId: r, data: {} },
+          { recordId: r, data: {} },
+        ],
+        /twice/,
+      ],
     ] as const) {
-      const res = await as(alice).put('/api/v2.6/data').send(body as object);
+      const res = await as(alice)
+        .put('/api/v2.6/data')
+        .send(body as object);
       expect(res.status).toBe(400);
       expect(res.body.message).toMatch(message);
     }
@@ -81,7 +113,11 @@ describe('PUT /api/v2.6/data', () => {
 
 describe('DELETE /api/v2.6/data?records=', () => {
   it("removes the caller's records, with repeated or comma-separated ids: 200 All records deleted", async () => {
-    const created = ids(await as(notes).post('/api/v2.6/data/notes/gone').send([{ n: 1 }, { n: 2 }, { n: 3 }]));
+    const created = ids(
+      await as(notes)
+        .post('/api/v2.6/data/notes/gone')
+        .send([{ n: 1 }, { n: 2 }, { n: 3 }]),
+    );
     const res = await as(notes).delete(`/api/v2.6/data?records=${created[0]}&records=${created[1]},${created[2]}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: 'All records deleted', deleted: 3 });
@@ -89,15 +125,35 @@ describe('DELETE /api/v2.6/data?records=', () => {
   });
 
   it("deletes nothing when one record is another account's or missing (400), or the app lost write there (403)", async () => {
-    const [mine] = ids(await as(notes).post('/api/v2.6/data/notes/kept').send([{ n: 1 }]));
-    const [theirs] = ids(await as(diary).post('/api/v2.6/data/diary/kept').send([{ n: 2 }]));
+    const [mine] = ids(
+      await as(notes)
+        .post('/api/v2.6/data/notes/kept')
+        .send([{ n: 1 }]),
+    );
+    const [theirs] = ids(
+      await as(diary)
+        .post('/api/v2.6/data/diary/kept')
+        .send([{ n: 2 }]),
+    );
     const res = await as(notes).delete(`/api/v2.6/data?records=${mine}&records=${theirs}`);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'Bad Request', message: 'Could not delete records: Records missing for deleting' });
 
     // A record the app wrote while it had write access, in a namespace it no longer writes.
-    const [old] = ids(await as(notes).post('/api/v2.6/data/notes/old').send([{ n: 3 }]));
-    await gw.db.dataRecord.update({ where: { instanceId_recordId: { instanceId: (await gw.db.instance.findUniqueOrThrow({ where: { address: alice.address } })).id, recordId: old as string } }, data: { namespace: 'elsewhere' } });
+    const [old] = ids(
+      await as(notes)
+        .post('/api/v2.6/data/notes/old')
+        .send([{ n: 3 }]),
+    );
+    await gw.db.dataRecord.update({
+      where: {
+        instanceId_recordId: {
+          instanceId: (await gw.db.instance.findUniqueOrThrow({ where: { address: alice.address } })).id,
+          recordId: old as string,
+        },
+      },
+      data: { namespace: 'elsewhere' },
+    });
     const denied = await as(notes).delete(`/api/v2.6/data?records=${mine}&records=${old}`);
     expect(denied.status).toBe(403);
     expect((await stored([mine as string, theirs as string, old as string])).length).toBe(3);
@@ -114,7 +170,11 @@ describe('DELETE /api/v2.6/data?records=', () => {
 
 describe('GET /api/v2.6/data-record/:recordId', () => {
   it("returns the caller's own record with its links; another account's or a missing one is 400 Data Missing", async () => {
-    const [r] = ids(await as(notes).post('/api/v2.6/data/notes/one').send([{ x: 1 }]));
+    const [r] = ids(
+      await as(notes)
+        .post('/api/v2.6/data/notes/one')
+        .send([{ x: 1 }]),
+    );
     const res = await as(notes).get(`/api/v2.6/data-record/${r}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ endpoint: 'notes/one', recordId: r, data: { x: 1 }, links: [] });
@@ -137,7 +197,12 @@ describe('POST /api/v2.6/data-batch and /data-link', () => {
       ]);
     expect(res.status).toBe(201);
     expect(res.body).toEqual([
-      { endpoint: 'notes/items', recordId: expect.any(String), data: { t: 'batch 1' }, links: [{ endpoint: 'diary/days', recordId: expect.any(String), data: { d: 'linked' } }] },
+      {
+        endpoint: 'notes/items',
+        recordId: expect.any(String),
+        data: { t: 'batch 1' },
+        links: [{ endpoint: 'diary/days', recordId: expect.any(String), data: { d: 'linked' } }],
+      },
       { endpoint: 'diary/days', recordId: expect.any(String), data: { d: 'batch 2' }, links: [] },
     ]);
     const [first] = res.body as { recordId: string; links: { recordId: string }[] }[];
@@ -156,7 +221,9 @@ describe('POST /api/v2.6/data-batch and /data-link', () => {
       ]);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: 'Forbidden', message: 'No write access to data diary/days' });
-    const linked = await as(notes).post('/api/v2.6/data-batch').send([{ endpoint: 'notes/items', data: { t: 'mine' }, links: [{ endpoint: 'diary/days', data: {} }] }]);
+    const linked = await as(notes)
+      .post('/api/v2.6/data-batch')
+      .send([{ endpoint: 'notes/items', data: { t: 'mine' }, links: [{ endpoint: 'diary/days', data: {} }] }]);
     expect(linked.status).toBe(403);
     expect(await gw.db.dataRecord.count()).toBe(before);
   });
@@ -165,11 +232,19 @@ describe('POST /api/v2.6/data-batch and /data-link', () => {
     const before = await gw.db.dataRecord.count();
     for (const [body, message] of [
       [[{ endpoint: 'notes', data: {} }], /body\[0\]\.endpoint/],
-      [[{ endpoint: 'notes/items', data: {} }, { endpoint: 'notes/Items!', data: {} }], /body\[1\]\.endpoint/],
+      [
+        [
+          { endpoint: 'notes/items', data: {} },
+          { endpoint: 'notes/Items!', data: {} },
+        ],
+        /body\[1\]\.endpoint/,
+      ],
       [[{ endpoint: 'notes/items', data: [1] }], /body\[0\]\.data/],
       [{ endpoint: 'notes/items', data: {} }, /body/],
     ] as const) {
-      const res = await as(alice).post('/api/v2.6/data-batch').send(body as object);
+      const res = await as(alice)
+        .post('/api/v2.6/data-batch')
+        .send(body as object);
       expect(res.status).toBe(400);
       expect(res.body.message).toMatch(message);
     }
@@ -177,12 +252,20 @@ describe('POST /api/v2.6/data-batch and /data-link', () => {
   });
 
   it("links the caller's records both ways (201 Grouping registered); others' records are refused", async () => {
-    const [a, b, c] = ids(await as(notes).post('/api/v2.6/data/notes/group').send([{ n: 1 }, { n: 2 }, { n: 3 }]));
+    const [a, b, c] = ids(
+      await as(notes)
+        .post('/api/v2.6/data/notes/group')
+        .send([{ n: 1 }, { n: 2 }, { n: 3 }]),
+    );
     const res = await as(notes).post(`/api/v2.6/data-link?records=${a}&records=${b}&records=${c}`);
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ message: 'Grouping registered' });
     expect(await gw.db.dataRecordLink.count({ where: { recordId: { in: [a, b, c] as string[] } } })).toBe(6);
-    const [theirs] = ids(await as(diary).post('/api/v2.6/data/diary/group').send([{ n: 4 }]));
+    const [theirs] = ids(
+      await as(diary)
+        .post('/api/v2.6/data/diary/group')
+        .send([{ n: 4 }]),
+    );
     expect((await as(notes).post(`/api/v2.6/data-link?records=${a}&records=${theirs}`)).status).toBe(400);
     expect((await as(notes).post(`/api/v2.6/data-link?records=${a}`)).status).toBe(400);
     expect(await gw.db.dataRecordLink.count({ where: { recordId: theirs } })).toBe(0);
@@ -194,12 +277,20 @@ describe('skipErrors and sources', () => {
     // A NUL anywhere in a body is refused whole at the boundary (docs/reliability.md); deeper than a
     // record may nest is a per-record error that skipErrors leaves out.
     const tooDeep = JSON.parse('{"a":'.repeat(40) + '1' + '}'.repeat(40)) as object;
-    const res = await as(alice).post('/api/v2.6/data/test/skip?skipErrors=true').send([{ ok: 1 }, 'text', tooDeep, { ok: 2 }]);
+    const res = await as(alice)
+      .post('/api/v2.6/data/test/skip?skipErrors=true')
+      .send([{ ok: 1 }, 'text', tooDeep, { ok: 2 }]);
     expect(res.status).toBe(201);
     expect((res.body as { data: unknown }[]).map((r) => r.data)).toEqual([{ ok: 1 }, { ok: 2 }]);
     expect(await gw.db.dataRecord.count({ where: { namespace: 'test', endpoint: 'skip' } })).toBe(2);
     // Without it the same body is refused whole.
-    expect((await as(alice).post('/api/v2.6/data/test/skip').send([{ ok: 3 }, 'text'])).status).toBe(400);
+    expect(
+      (
+        await as(alice)
+          .post('/api/v2.6/data/test/skip')
+          .send([{ ok: 3 }, 'text'])
+      ).status,
+    ).toBe(400);
     expect(await gw.db.dataRecord.count({ where: { namespace: 'test', endpoint: 'skip' } })).toBe(2);
   });
 

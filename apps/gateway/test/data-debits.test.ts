@@ -42,7 +42,10 @@ beforeAll(async () => {
   ({ gw, dex } = await startGatewayWithDex());
   alice = await signUp(gw.app, 'alice');
   carol = await addUser(gw.app, alice, 'carol');
-  await owner().post('/api/v2.6/data/notes/items').send([{ n: 1 }, { n: 2 }]).expect(201);
+  await owner()
+    .post('/api/v2.6/data/notes/items')
+    .send([{ n: 1 }, { n: 2 }])
+    .expect(201);
 });
 afterAll(() => gw.close());
 
@@ -80,7 +83,9 @@ describe('terms over time', () => {
 
   it('new terms (PUT) wait for the owner: the accepted ones stay active until enable switches to the newest', async () => {
     await register('changing');
-    const updated = await owner().put('/api/v2.6/data-debit/changing').send(terms('changing', { purpose: 'Reading more' }));
+    const updated = await owner()
+      .put('/api/v2.6/data-debit/changing')
+      .send(terms('changing', { purpose: 'Reading more' }));
     expect(updated.status).toBe(200);
     expect(updated.body.permissions.map((p: { purpose: string; accepted: boolean }) => [p.purpose, p.accepted])).toEqual([
       ['Reading my notes', true],
@@ -104,10 +109,18 @@ describe('bad requests change nothing', () => {
     ['no purpose', 'h5', { purpose: '' }, 400],
     ['a bad bundle', 'h6', { bundle: { name: 'x', bundle: {} } }, 400],
   ])('refuses %s', async (_what, key, change, status) => {
-    const tables = async () => ({ debits: await gw.db.dataDebit.findMany(), terms: await gw.db.dataDebitPermission.findMany(), bundles: await gw.db.dataBundle.findMany() });
+    const tables = async () => ({
+      debits: await gw.db.dataDebit.findMany(),
+      terms: await gw.db.dataDebitPermission.findMany(),
+      bundles: await gw.db.dataBundle.findMany(),
+    });
     const before = await tables();
     // The same names as the stored debit, with another bundle: a refused request must not touch it.
-    const body = { ...terms(key), bundle: { name: `${key}-bundle`, bundle: { other: { endpoints: [{ endpoint: 'notes/other' }] } } }, ...change };
+    const body = {
+      ...terms(key),
+      bundle: { name: `${key}-bundle`, bundle: { other: { endpoints: [{ endpoint: 'notes/other' }] } } },
+      ...change,
+    };
     const res = await owner().post(`/api/v2.6/data-debit/${key}`).send(body);
     expect(res.status).toBe(status);
     expect(await tables()).toEqual(before);
@@ -115,21 +128,36 @@ describe('bad requests change nothing', () => {
 
   it("refuses an app's account as holder, and unknown debits are 404 on every owner route", async () => {
     const app = await installApp(gw, dex, alice, appRecord('reader'));
-    expect((await owner().post('/api/v2.6/data-debit/h7').send(terms('h7', { holderUserId: app.userId }))).status).toBe(404);
-    for (const path of ['', '/enable', '/disable', '/values']) expect((await owner().get(`/api/v2.6/data-debit/nope${path}`)).status).toBe(404);
+    expect(
+      (
+        await owner()
+          .post('/api/v2.6/data-debit/h7')
+          .send(terms('h7', { holderUserId: app.userId }))
+      ).status,
+    ).toBe(404);
+    for (const path of ['', '/enable', '/disable', '/values'])
+      expect((await owner().get(`/api/v2.6/data-debit/nope${path}`)).status).toBe(404);
     expect((await owner().put('/api/v2.6/data-debit/nope').send(terms('nope'))).status).toBe(404);
   });
 
   it('answers hostile keys and NUL characters with 404 / 400, never a 500', async () => {
     // A NUL in the path is refused before any route, naming the path (docs/reliability.md).
-    for (const path of ['', '/enable', '/disable', '/values']) expect((await owner().get(`/api/v2.6/data-debit/a%00b${path}`)).status).toBe(400);
+    for (const path of ['', '/enable', '/disable', '/values'])
+      expect((await owner().get(`/api/v2.6/data-debit/a%00b${path}`)).status).toBe(400);
     expect((await owner().get('/api/v2.6/data-bundle/a%00b')).status).toBe(400);
     expect((await owner().get('/api/v2.6/data-bundle/a%zzb')).status).toBe(400);
     const before = await gw.db.dataDebit.count();
-    const res = await owner().post('/api/v2.6/data-debit/nul').send(terms('nul', { purpose: 'a\u0000b' }));
+    const res = await owner()
+      .post('/api/v2.6/data-debit/nul')
+      .send(terms('nul', { purpose: 'a\u0000b' }));
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/NUL/);
-    const bundle = { name: 'nul', bundle: { p: { endpoints: [{ endpoint: 'notes/items', filters: [{ field: 'n', operator: { operator: 'contains', value: 'a\u0000' } }] }] } } };
+    const bundle = {
+      name: 'nul',
+      bundle: {
+        p: { endpoints: [{ endpoint: 'notes/items', filters: [{ field: 'n', operator: { operator: 'contains', value: 'a\u0000' } }] }] },
+      },
+    };
     expect((await owner().post('/api/v2.6/data-bundle/nul').send(bundle)).status).toBe(400);
     expect(await gw.db.dataDebit.count()).toBe(before);
     expect(await gw.db.dataBundle.count({ where: { name: 'nul' } })).toBe(0);

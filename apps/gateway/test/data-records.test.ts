@@ -26,7 +26,9 @@ describe('writing records', () => {
     expect(one.status).toBe(201);
     expect(one.body).toEqual({ endpoint: 'test/one', recordId: expect.stringMatching(/^[0-9a-f-]{36}$/), data: { a: 1 } });
 
-    const many = await as(alice).post('/api/v2.6/data/test/many').send([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    const many = await as(alice)
+      .post('/api/v2.6/data/test/many')
+      .send([{ n: 1 }, { n: 2 }, { n: 3 }]);
     expect(many.status).toBe(201);
     expect(dataOf(many)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
     expect(new Set(many.body.map((r: { recordId: string }) => r.recordId)).size).toBe(3);
@@ -47,7 +49,9 @@ describe('writing records', () => {
   });
 
   it('refuses more than 1000 records in one request', async () => {
-    const res = await as(alice).post('/api/v2.6/data/test/atomic').send(Array.from({ length: 1001 }, (_, n) => ({ n })));
+    const res = await as(alice)
+      .post('/api/v2.6/data/test/atomic')
+      .send(Array.from({ length: 1001 }, (_, n) => ({ n })));
     expect(res.status).toBe(400);
     expect(await gw.db.dataRecord.count({ where: { endpoint: 'atomic' } })).toBe(0);
   });
@@ -74,12 +78,15 @@ describe('writing records', () => {
 
 describe('reading records', () => {
   beforeAll(async () => {
-    await as(alice).post('/api/v2.6/data/sort/items').send([
-      { name: 'c', rank: 3, nested: { at: 30 } },
-      { name: 'a', rank: 1, nested: { at: 10 } },
-      { name: 'none' },
-      { name: 'b', rank: 2, nested: { at: 20 } },
-    ]).expect(201);
+    await as(alice)
+      .post('/api/v2.6/data/sort/items')
+      .send([
+        { name: 'c', rank: 3, nested: { at: 30 } },
+        { name: 'a', rank: 1, nested: { at: 10 } },
+        { name: 'none' },
+        { name: 'b', rank: 2, nested: { at: 20 } },
+      ])
+      .expect(201);
   });
 
   const names = async (query: string) => {
@@ -137,7 +144,10 @@ describe('reading records', () => {
 
 describe('deleting records', () => {
   it('removes every record of the endpoint and nothing else', async () => {
-    await as(alice).post('/api/v2.6/data/del/a').send([{ n: 1 }, { n: 2 }]).expect(201);
+    await as(alice)
+      .post('/api/v2.6/data/del/a')
+      .send([{ n: 1 }, { n: 2 }])
+      .expect(201);
     await as(alice).post('/api/v2.6/data/del/b').send({ n: 3 }).expect(201);
     const res = await as(alice).delete('/api/v2.6/data/del/a');
     expect(res.status).toBe(200);

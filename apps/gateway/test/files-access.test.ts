@@ -13,23 +13,59 @@ interface Op {
   expect: Record<Role, number>;
 }
 
-const OWNER_ONLY = { owner: 200, uploader: 403, metadata: 403, content: 403, stranger: 404, otherInstance: 404, foreignToken: 401, anonymous: 401 };
+const OWNER_ONLY = {
+  owner: 200,
+  uploader: 403,
+  metadata: 403,
+  content: 403,
+  stranger: 404,
+  otherInstance: 404,
+  foreignToken: 401,
+  anonymous: 401,
+};
 
 const OPS: Op[] = [
   {
     name: 'get',
     run: (gw, as, id) => call(gw, 'get', `/file/${id}`, as),
-    expect: { owner: 200, uploader: 200, metadata: 200, content: 200, stranger: 404, otherInstance: 404, foreignToken: 401, anonymous: 401 },
+    expect: {
+      owner: 200,
+      uploader: 200,
+      metadata: 200,
+      content: 200,
+      stranger: 404,
+      otherInstance: 404,
+      foreignToken: 401,
+      anonymous: 401,
+    },
   },
   {
     name: 'content',
     run: (gw, as, id) => call(gw, 'get', `/content/${id}`, as),
-    expect: { owner: 303, uploader: 303, metadata: 404, content: 303, stranger: 404, otherInstance: 404, foreignToken: 401, anonymous: 404 },
+    expect: {
+      owner: 303,
+      uploader: 303,
+      metadata: 404,
+      content: 303,
+      stranger: 404,
+      otherInstance: 404,
+      foreignToken: 401,
+      anonymous: 404,
+    },
   },
   {
     name: 'complete',
     run: (gw, as, id) => call(gw, 'put', `/file/${id}/complete`, as),
-    expect: { owner: 200, uploader: 200, metadata: 200, content: 200, stranger: 404, otherInstance: 404, foreignToken: 401, anonymous: 401 },
+    expect: {
+      owner: 200,
+      uploader: 200,
+      metadata: 200,
+      content: 200,
+      stranger: 404,
+      otherInstance: 404,
+      foreignToken: 401,
+      anonymous: 401,
+    },
   },
   { name: 'delete', run: (gw, as, id) => call(gw, 'delete', `/file/${id}`, as), expect: OWNER_ONLY },
   { name: 'allowAccess', run: (gw, as, id, user) => call(gw, 'get', `/allowAccess/${id}/${user}?content=true`, as), expect: OWNER_ONLY },
@@ -40,12 +76,30 @@ const OPS: Op[] = [
     name: 'bulk allowAccess',
     run: (gw, as, id, user) => call(gw, 'post', `/allowAccess/${user}`, as, { fileId: id }),
     // Another instance's owner is an owner, but the user named is not one of its accounts.
-    expect: { owner: 200, uploader: 403, metadata: 403, content: 403, stranger: 403, otherInstance: 404, foreignToken: 401, anonymous: 401 },
+    expect: {
+      owner: 200,
+      uploader: 403,
+      metadata: 403,
+      content: 403,
+      stranger: 403,
+      otherInstance: 404,
+      foreignToken: 401,
+      anonymous: 401,
+    },
   },
   {
     name: 'bulk restrictAccess',
     run: (gw, as, id, user) => call(gw, 'post', `/restrictAccess/${user}`, as, { fileId: id }),
-    expect: { owner: 200, uploader: 403, metadata: 403, content: 403, stranger: 403, otherInstance: 404, foreignToken: 401, anonymous: 401 },
+    expect: {
+      owner: 200,
+      uploader: 403,
+      metadata: 403,
+      content: 403,
+      stranger: 403,
+      otherInstance: 404,
+      foreignToken: 401,
+      anonymous: 401,
+    },
   },
 ];
 
@@ -109,7 +163,14 @@ describe.each(STORES)('file permissions on the %s store', (store) => {
   it('search finds the file only for those who may see it', async () => {
     const fileId = await sharedFile();
     const expected: Record<Role, boolean | number> = {
-      owner: true, uploader: true, metadata: true, content: true, stranger: false, otherInstance: false, foreignToken: 401, anonymous: 401,
+      owner: true,
+      uploader: true,
+      metadata: true,
+      content: true,
+      stranger: false,
+      otherInstance: false,
+      foreignToken: 401,
+      anonymous: 401,
     };
     for (const role of ROLES) {
       const res = await call(gw, 'post', '/search', callers[role], { fileId });

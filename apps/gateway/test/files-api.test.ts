@@ -239,7 +239,16 @@ describe.each(STORES)('Files API on the %s store', (store) => {
       const specs = [
         ['s1', { name: 'photo.png', source: 'srch', tags: ['tag1'], description: 'A rather short description' }],
         ['s2', { name: 'photo.png', source: 'srch', tags: ['tag1', 'tag2'], description: 'A long description' }],
-        ['s3', { name: 'other.png', source: 'srch', tags: ['tag1', 'tag2', 'tag3'], title: 'Holiday Facebook pictures', description: 'A really long description than most people would use for their photos' }],
+        [
+          's3',
+          {
+            name: 'other.png',
+            source: 'srch',
+            tags: ['tag1', 'tag2', 'tag3'],
+            title: 'Holiday Facebook pictures',
+            description: 'A really long description than most people would use for their photos',
+          },
+        ],
       ] as const;
       for (const [key, meta] of specs) {
         gw.clock.advance(1);

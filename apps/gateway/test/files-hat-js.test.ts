@@ -56,16 +56,27 @@ describe.each(STORES)('hat-js hatFiles() against the gateway on the %s store', (
 
   it('updateFileParameters replaces name, tags, title and description under the same fileId', async () => {
     const files = hatClient(alice.token).files();
-    const uploaded = await files.uploadFile({ name: 'photo.png', source: 'hatjs', tags: ['old'], title: 'Old title', description: 'Old words' }, Buffer.from('png'), 'image/png');
+    const uploaded = await files.uploadFile(
+      { name: 'photo.png', source: 'hatjs', tags: ['old'], title: 'Old title', description: 'Old words' },
+      Buffer.from('png'),
+      'image/png',
+    );
     const { fileId, lastUpdated } = uploaded.parsedBody as { fileId: string; lastUpdated: unknown };
     gw.clock.advance(5);
 
-    const updated = await files.updateFileParameters(fileId, { name: 'renamed.png', source: 'hatjs', tags: ['new', 'two'], title: 'New title' });
+    const updated = await files.updateFileParameters(fileId, {
+      name: 'renamed.png',
+      source: 'hatjs',
+      tags: ['new', 'two'],
+      title: 'New title',
+    });
     expect(updated.status).toBe(200);
     expect(updated.parsedBody).toEqual(expect.objectContaining({ fileId, name: 'renamed.png', tags: ['new', 'two'], title: 'New title' }));
     expect((updated.parsedBody as { description?: string }).description).toBeUndefined();
     expect((updated.parsedBody as { lastUpdated: unknown }).lastUpdated).not.toEqual(lastUpdated);
-    expect(await row(fileId)).toEqual(expect.objectContaining({ name: 'renamed.png', tags: ['new', 'two'], title: 'New title', description: null, status: 'Completed' }));
+    expect(await row(fileId)).toEqual(
+      expect.objectContaining({ name: 'renamed.png', tags: ['new', 'two'], title: 'New title', description: null, status: 'Completed' }),
+    );
     // Search finds it by its new words.
     const found = await files.searchFiles({ name: '', source: '', title: 'new' });
     expect((found.parsedBody as { fileId: string }[]).map((f) => f.fileId)).toContain(fileId);
@@ -80,8 +91,14 @@ describe.each(STORES)('hat-js hatFiles() against the gateway on the %s store', (
     expect((await failure(files.updateFileParameters('nosuchfile', { name: 'x', source: 'hatjs' }))).status).toBe(404);
     expect((await failure(files.updateFileParameters(fileId, { name: '', source: 'hatjs' }))).status).toBe(400);
     const carol = await addUser(gw.app, alice, 'carol');
-    await request(gw.app).get(`/api/v2.6/files/allowAccess/${fileId}/${carol.userId}`).set('Host', alice.address).set('X-Auth-Token', alice.token).expect(200);
-    expect((await failure(hatClient(carol.token).files().updateFileParameters(fileId, { name: 'taken.txt', source: 'hatjs' }))).status).toBe(403);
+    await request(gw.app)
+      .get(`/api/v2.6/files/allowAccess/${fileId}/${carol.userId}`)
+      .set('Host', alice.address)
+      .set('X-Auth-Token', alice.token)
+      .expect(200);
+    expect(
+      (await failure(hatClient(carol.token).files().updateFileParameters(fileId, { name: 'taken.txt', source: 'hatjs' }))).status,
+    ).toBe(403);
     expect(await row(fileId)).toEqual(before);
   });
 

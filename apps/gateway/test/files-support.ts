@@ -49,11 +49,18 @@ const isClusterAddress = (url: URL) => url.hostname === CLUSTER || url.hostname.
 export async function putBytes(gw: TestGateway, address: string, bytes: Buffer, headers: Record<string, string> = SSE): Promise<number> {
   const url = new URL(address);
   if (isClusterAddress(url)) {
-    let req = request(gw.app).put(url.pathname + url.search).set('Host', url.host).set('Content-Type', 'application/octet-stream');
+    let req = request(gw.app)
+      .put(url.pathname + url.search)
+      .set('Host', url.host)
+      .set('Content-Type', 'application/octet-stream');
     for (const [name, value] of Object.entries(headers)) req = req.set(name, value);
     return (await req.send(bytes)).status;
   }
-  const res = await fetch(address, { method: 'PUT', body: new Uint8Array(bytes), headers: { 'Content-Type': 'application/octet-stream', ...headers } });
+  const res = await fetch(address, {
+    method: 'PUT',
+    body: new Uint8Array(bytes),
+    headers: { 'Content-Type': 'application/octet-stream', ...headers },
+  });
   await res.arrayBuffer();
   return res.status;
 }

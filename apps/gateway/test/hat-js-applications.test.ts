@@ -47,7 +47,11 @@ describe('hat-js applications()', () => {
         id: 'notes',
         kind: { kind: 'App', url: 'https://notes.example/' },
         developer: expect.objectContaining({ url: 'https://notes.example' }),
-        setup: expect.objectContaining({ kind: 'External', url: 'https://notes.example/auth', validRedirectUris: ['https://notes.example'] }),
+        setup: expect.objectContaining({
+          kind: 'External',
+          url: 'https://notes.example/auth',
+          validRedirectUris: ['https://notes.example'],
+        }),
         status: expect.objectContaining({ kind: 'Internal', compatibility: '1.0.0' }),
       }),
     );
@@ -56,7 +60,11 @@ describe('hat-js applications()', () => {
         version: '1.0.0',
         name: 'The notes app',
         description: { text: 'Keeps <notes>', markdown: 'Keeps <notes>', html: '<p>Keeps &#60;notes&#62;</p>' },
-        graphics: { banner: { normal: 'https://notes.example/logo.png' }, logo: { normal: 'https://notes.example/logo.png' }, screenshots: [] },
+        graphics: {
+          banner: { normal: 'https://notes.example/logo.png' },
+          logo: { normal: 'https://notes.example/logo.png' },
+          screenshots: [],
+        },
       }),
     );
     expect(notes.application.permissions.rolesGranted).toEqual([
@@ -64,7 +72,10 @@ describe('hat-js applications()', () => {
       { role: 'namespaceread', detail: 'notes' },
       { role: 'namespaceread', detail: 'fitness/steps' },
     ]);
-    expect(notes.application.permissions.dataRequired?.bundle).toEqual({ name: 'app-notes', bundle: { 'fitness/steps': { endpoints: [{ endpoint: 'fitness/steps' }] } } });
+    expect(notes.application.permissions.dataRequired?.bundle).toEqual({
+      name: 'app-notes',
+      bundle: { 'fitness/steps': { endpoints: [{ endpoint: 'fitness/steps' }] } },
+    });
     expect(all[1]?.application.kind.kind).toBe('DataPlug');
     expect(all[1]?.application.permissions.dataRequired).toBeUndefined();
   });
@@ -122,13 +133,17 @@ describe('hat-js applications()', () => {
 
   it("getSetupUrl sends the user to the instance's #/hatlogin page with the app's setup url", async () => {
     const url = apps().getSetupUrl(await byId('notes'), 'https://notes.example/done', 'https://notes.example/fail');
-    expect(url).toBe(`http://${alice.address}/#/hatlogin?name=notes&fallback=https://notes.example/fail&redirect=https://notes.example/auth%3Fredirect=https://notes.example/done`);
+    expect(url).toBe(
+      `http://${alice.address}/#/hatlogin?name=notes&fallback=https://notes.example/fail&redirect=https://notes.example/auth%3Fredirect=https://notes.example/done`,
+    );
   });
 });
 
 describe('the #/hatlogin page API: GET /api/v2.6/applications/:id/hatlogin?redirect=', () => {
   it("hands the owner an app token and the redirect carrying it, for a redirect on the app's origin", async () => {
-    const res = await owner().get(`/api/v2.6/applications/notes/hatlogin?redirect=${encodeURIComponent('https://notes.example/auth?redirect=https://notes.example/done')}`);
+    const res = await owner().get(
+      `/api/v2.6/applications/notes/hatlogin?redirect=${encodeURIComponent('https://notes.example/auth?redirect=https://notes.example/done')}`,
+    );
     expect(res.status).toBe(200);
     const redirect = new URL(res.body.redirect);
     expect(redirect.origin).toBe('https://notes.example');
@@ -139,7 +154,9 @@ describe('the #/hatlogin page API: GET /api/v2.6/applications/:id/hatlogin?redir
   });
 
   it('refuses a foreign origin, a malformed redirect, an app not set up, and anyone but the owner', async () => {
-    const foreign = await owner().get(`/api/v2.6/applications/notes/hatlogin?redirect=${encodeURIComponent('https://evil.example/notes.example')}`);
+    const foreign = await owner().get(
+      `/api/v2.6/applications/notes/hatlogin?redirect=${encodeURIComponent('https://evil.example/notes.example')}`,
+    );
     expect(foreign.status).toBe(400);
     expect(foreign.body).toEqual({ error: 'Bad Request', message: 'redirect: https://evil.example is not an origin of application notes' });
     expect(foreign.body.accessToken).toBeUndefined();
@@ -149,10 +166,16 @@ describe('the #/hatlogin page API: GET /api/v2.6/applications/:id/hatlogin?redir
     const sneaky = appRecord('sneaky', { authUrl: '//evil.example/login' });
     await push(gw.app, alice.address, pushToken(gw, dex, alice.address), 'sneaky', { version: 1, record: sneaky }).expect(200);
     await owner().get('/api/v2.6/applications/sneaky/setup').expect(200);
-    expect((await byId('sneaky')).application.setup).toEqual(expect.objectContaining({ url: 'https://sneaky.example/', validRedirectUris: ['https://sneaky.example'] }));
-    expect((await owner().get(`/api/v2.6/applications/sneaky/hatlogin?redirect=${encodeURIComponent('https://evil.example/login')}`)).status).toBe(400);
+    expect((await byId('sneaky')).application.setup).toEqual(
+      expect.objectContaining({ url: 'https://sneaky.example/', validRedirectUris: ['https://sneaky.example'] }),
+    );
+    expect(
+      (await owner().get(`/api/v2.6/applications/sneaky/hatlogin?redirect=${encodeURIComponent('https://evil.example/login')}`)).status,
+    ).toBe(400);
     await owner().get('/api/v2.6/applications/plug/disable').expect(200);
-    expect((await owner().get(`/api/v2.6/applications/plug/hatlogin?redirect=${encodeURIComponent('https://plug.example/')}`)).status).toBe(409);
+    expect((await owner().get(`/api/v2.6/applications/plug/hatlogin?redirect=${encodeURIComponent('https://plug.example/')}`)).status).toBe(
+      409,
+    );
     const app = (await owner().get('/api/v2.6/applications/notes/access-token')).body as { accessToken: string };
     const asApp = await request(gw.app)
       .get(`/api/v2.6/applications/notes/hatlogin?redirect=${encodeURIComponent('https://notes.example/')}`)

@@ -39,7 +39,9 @@ describe('hat-js auth()', () => {
   });
 
   it("generateHatLoginUrl points at the instance's #/hatlogin page with the app, redirect and fallback", () => {
-    const url = hatClient(alice.token).auth().generateHatLoginUrl(`http://${alice.address}`, 'notes', 'https://notes.example/in', 'https://notes.example/out');
+    const url = hatClient(alice.token)
+      .auth()
+      .generateHatLoginUrl(`http://${alice.address}`, 'notes', 'https://notes.example/in', 'https://notes.example/out');
     expect(url).toBe(`http://${alice.address}/#/hatlogin?name=notes&redirect=https://notes.example/in&fallback=https://notes.example/out`);
     // The page itself is served at the instance root (the web console); the fragment never reaches the server.
     expect(new URL(url).pathname).toBe('/');

@@ -27,7 +27,19 @@ const debitRequest = (holderUserId: string) => ({
   requestClientUrl: 'https://coach.example',
   requestClientLogoUrl: 'https://coach.example/logo.png',
   holderUserId,
-  bundle: { name: 'steps-high', bundle: { steps: { endpoints: [{ endpoint: 'fitness/steps', filters: [{ field: 'count', operator: { operator: 'between', lower: 5000, upper: 100000 } }] }], orderBy: 'count', ordering: 'descending', limit: 2 } } },
+  bundle: {
+    name: 'steps-high',
+    bundle: {
+      steps: {
+        endpoints: [
+          { endpoint: 'fitness/steps', filters: [{ field: 'count', operator: { operator: 'between', lower: 5000, upper: 100000 } }] },
+        ],
+        orderBy: 'count',
+        ordering: 'descending',
+        limit: 2,
+      },
+    },
+  },
 });
 
 beforeAll(async () => {
@@ -37,7 +49,10 @@ beforeAll(async () => {
   notes = await installApp(gw, dex, alice, appRecord('notes', { dataRead: ['fitness/steps'] }));
   diary = await installApp(gw, dex, alice, appRecord('diary'));
   carol = await addUser(gw.app, alice, 'carol');
-  await owner().post('/api/v2.6/data/fitness/steps').send([{ count: 1200 }, { count: 9000 }, { count: 15000 }, { count: 7000 }]).expect(201);
+  await owner()
+    .post('/api/v2.6/data/fitness/steps')
+    .send([{ count: 1200 }, { count: 9000 }, { count: 15000 }, { count: 7000 }])
+    .expect(201);
   await owner().post('/api/v2.6/data/fitness/sleep').send({ hours: 8 }).expect(201);
 });
 afterAll(async () => {
@@ -62,13 +77,38 @@ describe('hat-js dataDebits()', () => {
     expect((await hatClient(alice.token).dataDebits().getAllDefault()).parsedBody).toEqual(all);
     const app = all[0] as DataDebit;
     expect(app).toEqual(
-      expect.objectContaining({ requestClientName: 'The notes app', requestClientUrl: 'https://notes.example/', requestApplicationId: 'notes', accepted: true, active: true }),
+      expect.objectContaining({
+        requestClientName: 'The notes app',
+        requestClientUrl: 'https://notes.example/',
+        requestApplicationId: 'notes',
+        accepted: true,
+        active: true,
+      }),
     );
-    expect(app.permissionsActive).toEqual(expect.objectContaining({ accepted: true, active: true, period: 30 * 24 * 3600, cancelAtPeriodEnd: false, bundle: expect.objectContaining({ name: 'app-notes' }) }));
+    expect(app.permissionsActive).toEqual(
+      expect.objectContaining({
+        accepted: true,
+        active: true,
+        period: 30 * 24 * 3600,
+        cancelAtPeriodEnd: false,
+        bundle: expect.objectContaining({ name: 'app-notes' }),
+      }),
+    );
     const coach = (await hatClient(alice.token).dataDebits().getById('carol-steps')).parsedBody as DataDebit;
-    expect(coach).toEqual(expect.objectContaining({ dataDebitKey: 'carol-steps', accepted: false, active: false, requestClientName: 'Coach' }));
+    expect(coach).toEqual(
+      expect.objectContaining({ dataDebitKey: 'carol-steps', accepted: false, active: false, requestClientName: 'Coach' }),
+    );
     expect(coach.permissionsActive).toBeUndefined();
-    expect(coach.permissionsLatest).toEqual(expect.objectContaining({ purpose: 'Coaching', start: '2026-01-01T00:00:00.000Z', period: 3600, accepted: false, active: false, termsUrl: 'https://coach.example/terms' }));
+    expect(coach.permissionsLatest).toEqual(
+      expect.objectContaining({
+        purpose: 'Coaching',
+        start: '2026-01-01T00:00:00.000Z',
+        period: 3600,
+        accepted: false,
+        active: false,
+        termsUrl: 'https://coach.example/terms',
+      }),
+    );
     expect(coach.permissionsLatest?.bundle.name).toBe('steps-high');
     expect(await gw.db.dataDebitPermission.count({ where: { debitKey: 'carol-steps' } })).toBe(1);
   });

@@ -63,11 +63,17 @@ describe('hat-js hatData()', () => {
     const res = await data.update([changed]);
     expect(res.status).toBe(201);
     expect(res.parsedBody).toEqual([changed]);
-    expect((await gw.db.dataRecord.findFirstOrThrow({ where: { recordId: first!.recordId } })).data).toEqual({ title: 'first, edited', rank: 20 });
+    expect((await gw.db.dataRecord.findFirstOrThrow({ where: { recordId: first!.recordId } })).data).toEqual({
+      title: 'first, edited',
+      rank: 20,
+    });
 
     const unknown = { endpoint: 'notes/items', recordId: '00000000-0000-4000-8000-000000000000', data: { title: 'x', rank: 0 } };
     expect((await failure(data.update([changed, unknown]))).status).toBe(400);
-    expect((await gw.db.dataRecord.findFirstOrThrow({ where: { recordId: first!.recordId } })).data).toEqual({ title: 'first, edited', rank: 20 });
+    expect((await gw.db.dataRecord.findFirstOrThrow({ where: { recordId: first!.recordId } })).data).toEqual({
+      title: 'first, edited',
+      rank: 20,
+    });
   });
 
   it('delete removes the records it names (hat-js sends them comma-separated) and answers All records deleted', async () => {
@@ -88,6 +94,8 @@ describe('hat-js hatData()', () => {
     expect((await failure(data.create('diary', 'days', { title: 'intrusion', rank: 0 }))).status).toBe(403);
     expect((await failure(data.delete([mine.recordId]))).status).toBe(400);
     expect((await failure(data.getAllDefault('diary', 'days'))).status).toBe(403);
-    expect(await gw.db.dataRecord.findMany({ where: { namespace: 'diary' }, select: { data: true } })).toEqual([{ data: { title: 'private', rank: 0 } }]);
+    expect(await gw.db.dataRecord.findMany({ where: { namespace: 'diary' }, select: { data: true } })).toEqual([
+      { data: { title: 'private', rank: 0 } },
+    ]);
   });
 });

@@ -20,7 +20,13 @@ function clusterFetch(port: number): typeof fetch {
     const body = init?.body === undefined || init.body === null ? undefined : Buffer.from(await new Response(init.body).arrayBuffer());
     return new Promise<Response>((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port, method: init?.method ?? 'GET', path: url.pathname + url.search, headers: { ...(init?.headers as Record<string, string>), host: url.host } },
+        {
+          host: '127.0.0.1',
+          port,
+          method: init?.method ?? 'GET',
+          path: url.pathname + url.search,
+          headers: { ...(init?.headers as Record<string, string>), host: url.host },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));

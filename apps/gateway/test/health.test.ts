@@ -47,7 +47,15 @@ describe('GET /readyz', () => {
     const redis = new Redis(redisUrl, { maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
     redis.on('error', () => undefined);
     const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: `test-${randomBytes(4).toString('hex')}` });
-    const { app } = createApp({ config, db, redis, logger: createLogger({ level: 'silent' }), masterKey: config.MASTER_KEY, dexRegistration, blobStore: await createBlobStore(config) });
+    const { app } = createApp({
+      config,
+      db,
+      redis,
+      logger: createLogger({ level: 'silent' }),
+      masterKey: config.MASTER_KEY,
+      dexRegistration,
+      blobStore: await createBlobStore(config),
+    });
     return {
       app,
       close: async () => {
@@ -65,7 +73,9 @@ describe('GET /readyz', () => {
       const res = await request(g.app).get('/readyz').set('Host', 'alice.pds.test');
       expect(res.status).toBe(503);
       expect(res.body.error).toBe('Service Unavailable');
-      expect(res.body.message).toMatch(/^Not ready: postgres \(.*database "pds_missing_\w+" does not exist.*\); migrations \(.*\); redis \(.+\)$/);
+      expect(res.body.message).toMatch(
+        /^Not ready: postgres \(.*database "pds_missing_\w+" does not exist.*\); migrations \(.*\); redis \(.+\)$/,
+      );
       expect(res.body.checks['blob store']).toBe('ok');
       expect(JSON.stringify(res.body)).not.toMatch(/password|at .*\.ts/);
     } finally {

@@ -32,7 +32,13 @@ function rawSearch(body: Buffer, headers: Record<string, string> = {}): Promise<
   const port = (server.address() as net.AddressInfo).port;
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { port, host: '127.0.0.1', method: 'POST', path: '/api/v2.6/files/search', headers: { Host: owner.address, 'X-Auth-Token': owner.token, 'Content-Type': 'application/json', ...headers } },
+      {
+        port,
+        host: '127.0.0.1',
+        method: 'POST',
+        path: '/api/v2.6/files/search',
+        headers: { Host: owner.address, 'X-Auth-Token': owner.token, 'Content-Type': 'application/json', ...headers },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -99,7 +105,11 @@ describe('JSON bodies', () => {
   });
 
   it('still stores a correctly paired surrogate (an emoji)', async () => {
-    const res = await request(gw.app).post('/api/v2.6/data/notes/items').set('Host', owner.address).set('X-Auth-Token', appToken).send({ title: '😀' });
+    const res = await request(gw.app)
+      .post('/api/v2.6/data/notes/items')
+      .set('Host', owner.address)
+      .set('X-Auth-Token', appToken)
+      .send({ title: '😀' });
     expect(res.status).toBe(201);
   });
 
@@ -128,12 +138,15 @@ describe('JSON bodies', () => {
   it('answers 400 for invalid UTF-8 and 400 for invalid JSON', async () => {
     const bad = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
     expectRefusal(await rawSearch(bad), 400, /UTF-8/);
-    expectRefusal(await asOwner('post', '/api/v2.6/files/search').set('Content-Type', 'application/json').send('{"a":'), 400, /not valid JSON/);
+    expectRefusal(
+      await asOwner('post', '/api/v2.6/files/search').set('Content-Type', 'application/json').send('{"a":'),
+      400,
+      /not valid JSON/,
+    );
   });
 });
 
 describe('Content-Encoding', () => {
-
   it('accepts a gzip, deflate or br body', async () => {
     const body = Buffer.from(JSON.stringify({ name: 'nothing-here' }));
     for (const [coding, bytes] of [

@@ -49,7 +49,9 @@ it('times requests by route template and status, never by raw path', async () =>
   }
   await request(gateway.url).get('/no/such/path/42').set('Host', alice.address).set('X-Auth-Token', alice.token).expect(404);
   const counts = await samples('http_request_duration_seconds_count');
-  expect(counts).toContainEqual('http_request_duration_seconds_count{process="gateway",method="GET",route="/api/v2.6/files/file/:fileId",status="404"} 2');
+  expect(counts).toContainEqual(
+    'http_request_duration_seconds_count{process="gateway",method="GET",route="/api/v2.6/files/file/:fileId",status="404"} 2',
+  );
   expect(counts).toContainEqual(expect.stringMatching(/route="unmatched",status="404"/));
   expect(counts.join('\n')).not.toMatch(/a1|b2|42/);
   expect(await samples('http_requests_in_flight')).toEqual(['http_requests_in_flight{process="gateway"} 0']);
@@ -57,10 +59,16 @@ it('times requests by route template and status, never by raw path', async () =>
 
 it('counts instance-registry and token-cache hits and misses', async () => {
   const bob = await signUp(gateway.gateway.app, 'bob');
-  for (let i = 0; i < 3; i++) await request(gateway.url).get('/users/access_token/validate').set('Host', bob.address).set('X-Auth-Token', bob.token).expect(200);
+  for (let i = 0; i < 3; i++)
+    await request(gateway.url).get('/users/access_token/validate').set('Host', bob.address).set('X-Auth-Token', bob.token).expect(200);
   const lookups = await samples('cache_lookups_total');
   const value = (cache: string, result: string) =>
-    Number(lookups.find((l) => l.includes(`cache="${cache}"`) && l.includes(`result="${result}"`))?.split(' ').pop());
+    Number(
+      lookups
+        .find((l) => l.includes(`cache="${cache}"`) && l.includes(`result="${result}"`))
+        ?.split(' ')
+        .pop(),
+    );
   expect(value('instance-registry', 'hit')).toBeGreaterThanOrEqual(2);
   expect(value('instance-registry', 'miss')).toBeGreaterThanOrEqual(1);
   expect(value('verified-token', 'hit')).toBeGreaterThanOrEqual(2);

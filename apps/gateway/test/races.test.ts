@@ -18,7 +18,13 @@ const times = <T>(n: number, call: (i: number) => Promise<T>) => Promise.all(Arr
 const statuses = (answers: { status: number }[]) => answers.map((a) => a.status).sort();
 
 it('sign-up: one 201 and 409s for the same name at once, one instance', async () => {
-  const body = { fullName: 'Twin Example', username: 'twin', email: 'twin@example.com', pass: STRONG_PASSWORD, passRepeat: STRONG_PASSWORD };
+  const body = {
+    fullName: 'Twin Example',
+    username: 'twin',
+    email: 'twin@example.com',
+    pass: STRONG_PASSWORD,
+    passRepeat: STRONG_PASSWORD,
+  };
   const answers = await times(5, () => request(gw.app).post('/api/signup').set('Host', CLUSTER).send(body));
   expect(statuses(answers)).toEqual([201, 409, 409, 409, 409]);
   expect(await gw.db.instance.count({ where: { address: `twin.${CLUSTER}` } })).toBe(1);

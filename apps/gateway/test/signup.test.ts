@@ -35,7 +35,10 @@ describe('POST /api/signup', () => {
   it('queues a new registration even when an earlier one for the address has finished', async () => {
     // A retained finished job with the same id would otherwise swallow the new one (a re-created
     // instance, or a fresh database sharing Redis with an older cluster).
-    const worker = new Worker('dex-registration', async () => undefined, { connection: gw.redis.duplicate({ maxRetriesPerRequest: null }), prefix: gw.redisPrefix });
+    const worker = new Worker('dex-registration', async () => undefined, {
+      connection: gw.redis.duplicate({ maxRetriesPerRequest: null }),
+      prefix: gw.redisPrefix,
+    });
     try {
       await request(gw.app).post('/api/signup').set('Host', CLUSTER).send(valid('hank')).expect(201);
       const first = await gw.dexRegistration.queue.getJob('register-hank.pds.test');
@@ -61,7 +64,10 @@ describe('POST /api/signup', () => {
   it('answers 409 for an address that is taken, and changes nothing', async () => {
     await request(gw.app).post('/api/signup').set('Host', CLUSTER).send(valid('dave')).expect(201);
     const before = await gw.db.user.count();
-    const res = await request(gw.app).post('/api/signup').set('Host', CLUSTER).send({ ...valid('dave'), email: 'other@example.com' });
+    const res = await request(gw.app)
+      .post('/api/signup')
+      .set('Host', CLUSTER)
+      .send({ ...valid('dave'), email: 'other@example.com' });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ error: 'Conflict', message: 'The instance dave.pds.test already exists' });
     expect(await gw.db.user.count()).toBe(before);
@@ -93,7 +99,10 @@ describe('POST /api/signup', () => {
   });
 
   it('says the password rule in the message', async () => {
-    const res = await request(gw.app).post('/api/signup').set('Host', CLUSTER).send({ ...valid('erin'), pass: 'qwerty', passRepeat: 'qwerty' });
+    const res = await request(gw.app)
+      .post('/api/signup')
+      .set('Host', CLUSTER)
+      .send({ ...valid('erin'), pass: 'qwerty', passRepeat: 'qwerty' });
     expect(res.body.message).toContain('pass: must be 8 to 256 characters and not a common or easily guessed password');
   });
 

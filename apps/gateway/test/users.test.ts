@@ -1,5 +1,13 @@
 import request from 'supertest';
-import { callerRequests, addUser, signUp, startTestGateway, STRONG_PASSWORD, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import {
+  callerRequests,
+  addUser,
+  signUp,
+  startTestGateway,
+  STRONG_PASSWORD,
+  type SignedUp,
+  type TestGateway,
+} from '../../../test/support/gateway';
 
 let gw: TestGateway;
 let alice: SignedUp;
@@ -26,7 +34,11 @@ describe('owner-managed users', () => {
       enabled: true,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
-    const login = await request(gw.app).get('/users/access_token').set('Host', alice.address).set('username', 'carol').set('password', STRONG_PASSWORD);
+    const login = await request(gw.app)
+      .get('/users/access_token')
+      .set('Host', alice.address)
+      .set('username', 'carol')
+      .set('password', STRONG_PASSWORD);
     expect(login.status).toBe(200);
     expect(login.body.userId).toBe(res.body.userId);
   });
@@ -58,7 +70,11 @@ describe('owner-managed users', () => {
     expect(disabled.status).toBe(200);
     expect(disabled.body.enabled).toBe(false);
     expect((await as(erin).get('/users/access_token/validate')).body.cause).toBe('unknown user');
-    const login = await request(gw.app).get('/users/access_token').set('Host', alice.address).set('username', 'erin').set('password', erin.password);
+    const login = await request(gw.app)
+      .get('/users/access_token')
+      .set('Host', alice.address)
+      .set('username', 'erin')
+      .set('password', erin.password);
     expect(login.status).toBe(401);
 
     expect((await as(alice).put(`/users/user/${erin.userId}/enable`)).body.enabled).toBe(true);
@@ -108,8 +124,13 @@ describe('owner-managed users', () => {
     await gw.db.dataGrant.create({ data: { instanceId, userId: ivan.userId, namespace: 'notes', access: 'read' } });
     await gw.db.file.create({
       data: {
-        instanceId, fileId: 'ivanfile', name: 'f', source: 's', uploaderId: alice.userId,
-        dateCreated: new Date(), lastUpdated: new Date(),
+        instanceId,
+        fileId: 'ivanfile',
+        name: 'f',
+        source: 's',
+        uploaderId: alice.userId,
+        dateCreated: new Date(),
+        lastUpdated: new Date(),
         permissions: { create: { userId: ivan.userId, contentReadable: true } },
       },
     });
@@ -121,9 +142,10 @@ describe('owner-managed users', () => {
 
   it("refuses, in the database itself, a grant naming another instance's user", async () => {
     const instanceId = (await gw.db.user.findUniqueOrThrow({ where: { id: alice.userId } })).instanceId;
-    await expect(gw.db.dataGrant.create({ data: { instanceId, userId: bob.userId, namespace: 'notes', access: 'read' } })).rejects.toMatchObject({
+    await expect(
+      gw.db.dataGrant.create({ data: { instanceId, userId: bob.userId, namespace: 'notes', access: 'read' } }),
+    ).rejects.toMatchObject({
       code: 'P2003',
     });
   });
 });
-

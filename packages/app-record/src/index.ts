@@ -4,12 +4,12 @@ import { z } from 'zod';
 export const APP_CATEGORIES = ['app', 'dataPlug', 'tool'] as const;
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9-_]{0,63}$/, 'must be 1-64 of a-z, 0-9, - and _, starting with a letter or digit');
-const httpUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .max(2048);
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
 
 /** A namespace, or `namespace/endpoint`, that an app may read. */
-const dataPath = z.string().regex(/^[a-z0-9][a-z0-9-_]{0,63}(\/[a-zA-Z0-9][a-zA-Z0-9-_]{0,127})?$/, 'must be namespace or namespace/endpoint');
+const dataPath = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-_]{0,63}(\/[a-zA-Z0-9][a-zA-Z0-9-_]{0,127})?$/, 'must be namespace or namespace/endpoint');
 
 export const appRecordSchema = z.strictObject({
   /** Stable app id; defaults to the namespace. */
@@ -20,7 +20,11 @@ export const appRecordSchema = z.strictObject({
   logoUrl: httpUrl,
   url: httpUrl,
   /** Path relative to url; empty when url itself is used. */
-  authUrl: z.string().max(2048).refine((v) => v === '' || v.startsWith('/'), 'must be empty or a path starting with /').default(''),
+  authUrl: z
+    .string()
+    .max(2048)
+    .refine((v) => v === '' || v.startsWith('/'), 'must be empty or a path starting with /')
+    .default(''),
   browser: z.boolean().default(false),
   category: z.enum(APP_CATEGORIES, { error: `must be one of ${APP_CATEGORIES.join(', ')}` }),
   setup: z.boolean().default(false),

@@ -2,9 +2,7 @@
 // Secrets (MASTER_KEY, S3_SECRET_KEY, database passwords) are never logged.
 import { z } from 'zod';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no', '']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().int().positive();
 const domain = z
@@ -12,13 +10,19 @@ const domain = z
   .trim()
   .toLowerCase()
   .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a domain name');
-const list = z
-  .string()
-  .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
+const list = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean),
+);
 /** `pds.test=http://127.0.0.1:8080,other.example=http://10.0.0.5:8080` */
 const gatewayMap = z.string().transform((v, ctx) => {
   const map: Record<string, string> = {};
-  for (const entry of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [name, url] = entry.split('=');
     if (!name || !url || !URL.canParse(url)) {
       ctx.addIssue({ code: 'custom', message: `"${entry}" is not domain=url` });
@@ -34,7 +38,10 @@ const gatewayMap = z.string().transform((v, ctx) => {
  */
 const origins = z.string().transform((v, ctx) => {
   const out: string[] = [];
-  for (const entry of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const origin = URL.canParse(entry) ? new URL(entry).origin : 'null';
     if (!/^https?:\/\//.test(origin) || origin !== entry.replace(/\/$/, '').toLowerCase()) {
       ctx.addIssue({ code: 'custom', message: `"${entry}" is not an http(s) origin such as https://app.example (no "*", no path)` });
@@ -88,7 +95,11 @@ const base = z.object({
   S3_SECRET_KEY: z.string().optional(),
   S3_REGION: z.string().default('us-east-1'),
   SIGNED_URL_TTL: seconds.default(300),
-  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(5 * 1024 ** 3),
+  MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 1024 ** 3),
   UPLOAD_DEADLINE: seconds.default(3600),
 
   /** Browser origins allowed to call instances (CORS); by default each instance's own apps' origins. */
@@ -112,7 +123,10 @@ const base = z.object({
   /** Where instance addresses of a cluster are reached when DNS does not know them. */
   CLUSTER_GATEWAYS: gatewayMap.default({}),
   /** Redis key prefix of the job queues; all processes of a cluster must agree (tests use their own). */
-  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 of A-Z, a-z, 0-9, _ and -').default('pds'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 of A-Z, a-z, 0-9, _ and -')
+    .default('pds'),
 });
 
 const gatewayDb = { DATABASE_URL: z.url() };
@@ -180,7 +194,9 @@ function parse(schema: z.ZodObject, env: Record<string, string | undefined>) {
   const result = schema.safeParse(present);
   if (!result.success) {
     const problems = result.error.issues
-      .map((i) => `${i.path.join('.')}: ${i.code === 'invalid_type' && present[String(i.path[0])] === undefined ? 'is required' : i.message}`)
+      .map(
+        (i) => `${i.path.join('.')}: ${i.code === 'invalid_type' && present[String(i.path[0])] === undefined ? 'is required' : i.message}`,
+      )
       .join('; ');
     throw new ConfigError(`Invalid configuration: ${problems}`);
   }

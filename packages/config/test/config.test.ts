@@ -47,10 +47,18 @@ describe('loadConfigFor', () => {
   const key = 'ab'.repeat(32);
 
   it('names each variable a process requires and lacks', () => {
-    expect(() => loadConfigFor('gateway', {})).toThrow('Invalid configuration: DATABASE_URL: is required; REDIS_URL: is required; MASTER_KEY: is required');
-    expect(() => loadConfigFor('gateway-worker', { DATABASE_URL: 'postgres://db/pds', MASTER_KEY: key })).toThrow(/^Invalid configuration: REDIS_URL: is required$/);
-    expect(() => loadConfigFor('dex', { REDIS_URL: 'redis://r', MASTER_KEY: key })).toThrow(/^Invalid configuration: DEX_DATABASE_URL: is required$/);
-    expect(() => loadConfigFor('dex-worker', { DEX_DATABASE_URL: 'postgres://db/dex', REDIS_URL: 'redis://r' })).toThrow(/^Invalid configuration: MASTER_KEY: is required$/);
+    expect(() => loadConfigFor('gateway', {})).toThrow(
+      'Invalid configuration: DATABASE_URL: is required; REDIS_URL: is required; MASTER_KEY: is required',
+    );
+    expect(() => loadConfigFor('gateway-worker', { DATABASE_URL: 'postgres://db/pds', MASTER_KEY: key })).toThrow(
+      /^Invalid configuration: REDIS_URL: is required$/,
+    );
+    expect(() => loadConfigFor('dex', { REDIS_URL: 'redis://r', MASTER_KEY: key })).toThrow(
+      /^Invalid configuration: DEX_DATABASE_URL: is required$/,
+    );
+    expect(() => loadConfigFor('dex-worker', { DEX_DATABASE_URL: 'postgres://db/dex', REDIS_URL: 'redis://r' })).toThrow(
+      /^Invalid configuration: MASTER_KEY: is required$/,
+    );
     expect(() => loadConfigFor('gateway-migrate', {})).toThrow(/^Invalid configuration: DATABASE_URL: is required$/);
   });
 
@@ -61,9 +69,9 @@ describe('loadConfigFor', () => {
   it('puts dex beside the gateway database when DEX_DATABASE_URL is unset', () => {
     const c = loadConfigFor('dex', { DATABASE_URL: 'postgres://u:p@db:5432/pds?sslmode=require', REDIS_URL: 'redis://r', MASTER_KEY: key });
     expect(c.DEX_DATABASE_URL).toBe('postgres://u:p@db:5432/pds_dex?sslmode=require');
-    expect(loadConfigFor('dex-migrate', { DATABASE_URL: 'postgres://u:p@db/pds', DEX_DATABASE_URL: 'postgres://u:p@other/x' }).DEX_DATABASE_URL).toBe(
-      'postgres://u:p@other/x',
-    );
+    expect(
+      loadConfigFor('dex-migrate', { DATABASE_URL: 'postgres://u:p@db/pds', DEX_DATABASE_URL: 'postgres://u:p@other/x' }).DEX_DATABASE_URL,
+    ).toBe('postgres://u:p@other/x');
   });
 
   it('gives a process its required values typed and decoded', () => {

@@ -115,11 +115,18 @@ export class DataBundleRepository {
   constructor(private readonly db: GatewayDb) {}
 
   find(instanceId: string, name: string): Promise<StoredBundle | null> {
-    return this.db.dataBundle.findUnique({ where: { instanceId_name: { instanceId, name } }, select: { name: true, query: true, createdAt: true } });
+    return this.db.dataBundle.findUnique({
+      where: { instanceId_name: { instanceId, name } },
+      select: { name: true, query: true, createdAt: true },
+    });
   }
 
   list(instanceId: string): Promise<StoredBundle[]> {
-    return this.db.dataBundle.findMany({ where: { instanceId }, orderBy: { name: 'asc' }, select: { name: true, query: true, createdAt: true } });
+    return this.db.dataBundle.findMany({
+      where: { instanceId },
+      orderBy: { name: 'asc' },
+      select: { name: true, query: true, createdAt: true },
+    });
   }
 
   /** Creates or replaces the bundle. */
@@ -171,7 +178,12 @@ export class DataBundleRepository {
     return records;
   }
 
-  private async links(tx: Prisma.TransactionClient, instanceId: string, owners: string[], selections: EndpointSelection[]): Promise<Map<string, LocatedRecord[]>> {
+  private async links(
+    tx: Prisma.TransactionClient,
+    instanceId: string,
+    owners: string[],
+    selections: EndpointSelection[],
+  ): Promise<Map<string, LocatedRecord[]>> {
     const found = new Map<string, LocatedRecord[]>();
     if (owners.length === 0) return found;
     for (const selection of selections) {

@@ -37,7 +37,14 @@ export class DataChangeRepository {
    */
   update(instanceId: string, changes: { recordId: string; data: unknown }[], check: ChangeCheck): Promise<OwnedRecord[]> {
     return this.db.$transaction(async (tx) => {
-      await check(await selectOwned(tx, instanceId, changes.map((c) => c.recordId), true));
+      await check(
+        await selectOwned(
+          tx,
+          instanceId,
+          changes.map((c) => c.recordId),
+          true,
+        ),
+      );
       return tx.$queryRaw<OwnedRecord[]>`
         WITH updated AS (
           UPDATE "DataRecord" AS r SET "data" = u.c->'data'
@@ -66,7 +73,11 @@ export class DataChangeRepository {
       for (const [i, row] of rows.entries()) {
         const record = saved[i] as LocatedRecord;
         const links = row.links.length ? await insertRows(tx, instanceId, userId, row.links) : [];
-        await linkPairs(tx, instanceId, links.map((l) => [record.recordId, l.recordId]));
+        await linkPairs(
+          tx,
+          instanceId,
+          links.map((l) => [record.recordId, l.recordId]),
+        );
         result.push({ ...record, links });
       }
       return result;
@@ -116,7 +127,11 @@ export class DataChangeRepository {
 
   /** When the newest record of a namespace was written, or null when it has none. */
   async newestIn(instanceId: string, namespace: string): Promise<Date | null> {
-    const newest = await this.db.dataRecord.findFirst({ where: { instanceId, namespace }, orderBy: { seq: 'desc' }, select: { createdAt: true } });
+    const newest = await this.db.dataRecord.findFirst({
+      where: { instanceId, namespace },
+      orderBy: { seq: 'desc' },
+      select: { createdAt: true },
+    });
     return newest?.createdAt ?? null;
   }
 }

@@ -53,7 +53,12 @@ export class DataRecordRepository {
    * `userId` is the account that writes them: by id, only it (or the owner) may change them later.
    */
   async insert(instanceId: string, userId: string, namespace: string, endpoint: string, records: unknown[]): Promise<StoredRecord[]> {
-    const rows = await insertRows(this.db, instanceId, userId, records.map((data) => ({ namespace, endpoint, data })));
+    const rows = await insertRows(
+      this.db,
+      instanceId,
+      userId,
+      records.map((data) => ({ namespace, endpoint, data })),
+    );
     return rows.map(({ recordId, data }) => ({ recordId, data }));
   }
 

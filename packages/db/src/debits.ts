@@ -53,7 +53,12 @@ export class DataDebitRepository {
   }
 
   /** New terms for an existing debit (not accepted until enabled); null when the debit does not exist. */
-  async addTerms(instanceId: string, key: string, terms: DebitTerms, request?: Partial<DebitRequest>): Promise<DebitWithPermissions | null> {
+  async addTerms(
+    instanceId: string,
+    key: string,
+    terms: DebitTerms,
+    request?: Partial<DebitRequest>,
+  ): Promise<DebitWithPermissions | null> {
     const added = await this.db.$transaction(async (tx) => {
       const { count } = await tx.dataDebit.updateMany({ where: { instanceId, key }, data: request ?? {} });
       if (count > 0) await tx.dataDebitPermission.create({ data: { instanceId, debitKey: key, ...terms } });
@@ -64,7 +69,11 @@ export class DataDebitRepository {
 
   /** Accepts the newest terms and ends any cancellation of them; null when the debit does not exist. */
   async enable(instanceId: string, key: string): Promise<DebitWithPermissions | null> {
-    const newest = await this.db.dataDebitPermission.findFirst({ where: { instanceId, debitKey: key }, orderBy: { id: 'desc' }, select: { id: true } });
+    const newest = await this.db.dataDebitPermission.findFirst({
+      where: { instanceId, debitKey: key },
+      orderBy: { id: 'desc' },
+      select: { id: true },
+    });
     if (!newest) return null;
     await this.db.dataDebitPermission.update({
       where: { instanceId_debitKey_id: { instanceId, debitKey: key, id: newest.id } },

@@ -29,12 +29,18 @@ export class UserRepository {
   /** The account behind a token: read on every authenticated request not served from a cache. */
   async findById(instanceId: string, id: string): Promise<User | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.rows<User>(`SELECT ${USER_COLUMNS} FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`, [instanceId, id]);
+    const [row] = await this.rows<User>(`SELECT ${USER_COLUMNS} FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`, [
+      instanceId,
+      id,
+    ]);
     return row ?? null;
   }
 
   async findByUsername(instanceId: string, username: string): Promise<User | null> {
-    const [row] = await this.rows<User>(`SELECT ${USER_COLUMNS} FROM "User" WHERE "instanceId" = $1::uuid AND "username" = $2`, [instanceId, username]);
+    const [row] = await this.rows<User>(`SELECT ${USER_COLUMNS} FROM "User" WHERE "instanceId" = $1::uuid AND "username" = $2`, [
+      instanceId,
+      username,
+    ]);
     return row ?? null;
   }
 

@@ -37,7 +37,9 @@ it('applies every migration once, in order, and then has nothing pending', async
   expect(await applyMigrations('gateway', url)).toEqual(names);
   expect(await applyMigrations('gateway', url)).toEqual([]);
   expect(await pendingMigrations('gateway', (sql) => query(url, sql))).toEqual([]);
-  const tables = (await query<{ table_name: string }>(url, "select table_name from information_schema.tables where table_schema = 'public'")).map((r) => r.table_name);
+  const tables = (
+    await query<{ table_name: string }>(url, "select table_name from information_schema.tables where table_schema = 'public'")
+  ).map((r) => r.table_name);
   expect(tables).toEqual(expect.arrayContaining(['Instance', 'User', 'File', '_prisma_migrations']));
 });
 
@@ -61,9 +63,13 @@ it('rolls a failing migration back whole and names it; the next run tries it aga
   process.env.MIGRATIONS_DIR = dir;
   try {
     await expect(applyMigrations('gateway', url)).rejects.toThrow(/migration 2_bad failed: relation "Nope" does not exist/);
-    const tables = (await query<{ table_name: string }>(url, "select table_name from information_schema.tables where table_schema = 'public'")).map((r) => r.table_name);
+    const tables = (
+      await query<{ table_name: string }>(url, "select table_name from information_schema.tables where table_schema = 'public'")
+    ).map((r) => r.table_name);
     expect(tables.sort()).toEqual(['A', '_prisma_migrations']);
-    expect((await query<{ migration_name: string }>(url, 'select migration_name from _prisma_migrations')).map((r) => r.migration_name)).toEqual(['1_good']);
+    expect(
+      (await query<{ migration_name: string }>(url, 'select migration_name from _prisma_migrations')).map((r) => r.migration_name),
+    ).toEqual(['1_good']);
     write('2_bad', 'CREATE TABLE "B" ("id" int);');
     expect(await applyMigrations('gateway', url)).toEqual(['2_bad']);
   } finally {

@@ -22,7 +22,8 @@ export function jsonBodyParser(limitBytes = JSON_BODY_LIMIT_BYTES): RequestHandl
     if (!req.is(JSON_TYPES)) return next();
     try {
       const charset = /;\s*charset=("?)([^";]+)\1/i.exec(req.get('content-type') ?? '')?.[2]?.toLowerCase();
-      if (charset && charset !== 'utf-8' && charset !== 'utf8') throw unsupported(`Unsupported charset ${charset.slice(0, 40)}; send UTF-8`);
+      if (charset && charset !== 'utf-8' && charset !== 'utf8')
+        throw unsupported(`Unsupported charset ${charset.slice(0, 40)}; send UTF-8`);
       const declared = Number(req.get('content-length'));
       if (declared > limitBytes) throw tooLarge(limitBytes);
       const text = decodeUtf8(await readDecoded(req, req.get('content-encoding'), limitBytes));
@@ -59,7 +60,8 @@ export function nestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {

@@ -62,34 +62,34 @@ export function runProcess(start: () => Promise<Stoppable>, options: { repeatSig
   Promise.resolve()
     .then(start)
     .then(
-    (running) => {
-      const graceMs = running.graceMs ?? 10_000;
-      let stopping = false;
-      const stop = (signal: NodeJS.Signals) => {
-        if (stopping) {
-          if (options.repeatSignalExits ?? true) process.exit(1);
-          return;
-        }
-        stopping = true;
-        console.error(`${signal}: stopping`);
-        setTimeout(() => {
-          console.error(`still stopping after ${graceMs + 5000} ms; exiting`);
-          process.exit(1);
-        }, graceMs + 5000).unref();
-        running.close().then(
-          () => process.exit(0),
-          (error: unknown) => {
-            console.error(`stopping failed: ${error instanceof Error ? error.message : String(error)}`);
+      (running) => {
+        const graceMs = running.graceMs ?? 10_000;
+        let stopping = false;
+        const stop = (signal: NodeJS.Signals) => {
+          if (stopping) {
+            if (options.repeatSignalExits ?? true) process.exit(1);
+            return;
+          }
+          stopping = true;
+          console.error(`${signal}: stopping`);
+          setTimeout(() => {
+            console.error(`still stopping after ${graceMs + 5000} ms; exiting`);
             process.exit(1);
-          },
-        );
-      };
-      process.on('SIGTERM', stop);
-      process.on('SIGINT', stop);
-    },
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.message : String(error));
-      process.exit(1);
-    },
-  );
+          }, graceMs + 5000).unref();
+          running.close().then(
+            () => process.exit(0),
+            (error: unknown) => {
+              console.error(`stopping failed: ${error instanceof Error ? error.message : String(error)}`);
+              process.exit(1);
+            },
+          );
+        };
+        process.on('SIGTERM', stop);
+        process.on('SIGINT', stop);
+      },
+      (error: unknown) => {
+        console.error(error instanceof Error ? error.message : String(error));
+        process.exit(1);
+      },
+    );
 }

@@ -23,7 +23,11 @@ export class Metrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
     registers: [this.registry],
   });
-  private readonly inFlight = new Gauge({ name: 'http_requests_in_flight', help: 'Requests being answered now', registers: [this.registry] });
+  private readonly inFlight = new Gauge({
+    name: 'http_requests_in_flight',
+    help: 'Requests being answered now',
+    registers: [this.registry],
+  });
   private readonly cacheLookups = new Counter({
     name: 'cache_lookups_total',
     help: 'Cache lookups by cache and result (hit ratio = hit / (hit + miss))',
@@ -80,18 +84,28 @@ export class Metrics {
   /** Jobs per queue and state (waiting, active, delayed, failed), read at scrape time. */
   queues(queues: { name: string; getJobCounts(...states: JobState[]): Promise<Partial<Record<string, number>>> }[]): void {
     const states: JobState[] = ['waiting', 'active', 'delayed', 'failed'];
-    this.gauge('queue_jobs', 'Jobs in each queue by state (failed: kept for inspection, see removeOnFail)', ['queue', 'state'], async () => {
-      const rows: [Record<'queue' | 'state', string>, number][] = [];
-      for (const queue of queues) {
-        const counts = await queue.getJobCounts(...states);
-        for (const state of states) rows.push([{ queue: queue.name, state }, counts[state] ?? 0]);
-      }
-      return rows;
-    });
+    this.gauge(
+      'queue_jobs',
+      'Jobs in each queue by state (failed: kept for inspection, see removeOnFail)',
+      ['queue', 'state'],
+      async () => {
+        const rows: [Record<'queue' | 'state', string>, number][] = [];
+        for (const queue of queues) {
+          const counts = await queue.getJobCounts(...states);
+          for (const state of states) rows.push([{ queue: queue.name, state }, counts[state] ?? 0]);
+        }
+        return rows;
+      },
+    );
   }
 
   /** A gauge read when Prometheus scrapes (pool use, queue depth), so nothing is counted on the hot path. */
-  gauge<L extends string>(name: string, help: string, labelNames: readonly L[], read: () => Promise<[Partial<Record<L, string>>, number][]>): void {
+  gauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    read: () => Promise<[Partial<Record<L, string>>, number][]>,
+  ): void {
     new Gauge({
       name,
       help,

@@ -53,17 +53,36 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const e = err as { type?: string; status?: number; code?: string; name?: string; message?: string };
   // Express's own refusals (e.g. a route parameter that does not decode) carry a 4xx status.
-  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError(e.status, kindOf(e.status), clientMessage(e.status));
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500)
+    return new ApiError(e.status, kindOf(e.status), clientMessage(e.status));
   if (isUnavailable(e)) return ApiError.unavailable();
   return new ApiError(500, 'Internal Server Error', 'An unexpected error occurred');
 }
 
 function isUnavailable(e: { code?: string; name?: string; message?: string } | undefined): boolean {
   if (!e) return false;
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'P1001', 'P1002', 'P1017', 'P2024', 'P2028', '57P01', '57P02', '57P03'].includes(e.code ?? '')) return true;
+  if (
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EHOSTUNREACH',
+      'P1001',
+      'P1002',
+      'P1017',
+      'P2024',
+      'P2028',
+      '57P01',
+      '57P02',
+      '57P03',
+    ].includes(e.code ?? '')
+  )
+    return true;
   if (e.name === 'MaxRetriesPerRequestError' || e.name === 'QueueUnavailableError') return true;
   // ioredis on a request-path connection (packages/queue connections.ts) fails fast with these.
-  return /Connection is closed|connect ECONNREFUSED|Can't reach database server|enableOfflineQueue|Command timed out|Connection terminated|terminating connection/.test(e.message ?? '');
+  return /Connection is closed|connect ECONNREFUSED|Can't reach database server|enableOfflineQueue|Command timed out|Connection terminated|terminating connection/.test(
+    e.message ?? '',
+  );
 }
 
 const KINDS: Record<number, ErrorKind> = {

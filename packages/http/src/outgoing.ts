@@ -70,7 +70,12 @@ export function instanceTarget(gateways: Record<string, string>, address: string
 }
 
 /** A request to an instance, routed as `instanceTarget` says. */
-export function instanceRequest(gateways: Record<string, string>, address: string, path: string, request: HttpRequest): Promise<HttpResponse> {
+export function instanceRequest(
+  gateways: Record<string, string>,
+  address: string,
+  path: string,
+  request: HttpRequest,
+): Promise<HttpResponse> {
   const target = instanceTarget(gateways, address, path);
   return httpRequest(target.url, { ...request, host: target.host });
 }

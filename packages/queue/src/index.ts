@@ -73,8 +73,15 @@ export interface QueueOptions {
 export class Producer<N extends QueueName> {
   readonly queue: Queue;
 
-  constructor(readonly name: N, options: QueueOptions) {
-    this.queue = new Queue(name, { connection: options.connection, prefix: options.prefix ?? 'pds', defaultJobOptions: DEFAULT_JOB_OPTIONS });
+  constructor(
+    readonly name: N,
+    options: QueueOptions,
+  ) {
+    this.queue = new Queue(name, {
+      connection: options.connection,
+      prefix: options.prefix ?? 'pds',
+      defaultJobOptions: DEFAULT_JOB_OPTIONS,
+    });
   }
 
   /** Queues a job that needs no de-duplication. For one job per subject use `enqueue`. */

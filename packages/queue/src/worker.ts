@@ -10,7 +10,12 @@ export interface JobLogger {
 }
 
 export function runQueue(name: QueueName, processor: Processor, options: QueueOptions, logger: JobLogger, concurrency = 5): Worker {
-  const worker = new Worker(name, processor, { connection: options.connection, prefix: options.prefix ?? 'pds', concurrency, ...WORKER_OPTIONS });
+  const worker = new Worker(name, processor, {
+    connection: options.connection,
+    prefix: options.prefix ?? 'pds',
+    concurrency,
+    ...WORKER_OPTIONS,
+  });
   worker.on('failed', (job: Job | undefined, error: Error) => {
     // Messages name addresses and statuses, never tokens.
     logger.warn({ queue: name, jobId: job?.id, attemptsMade: job?.attemptsMade, error: errorMessage(error) }, 'job failed');

@@ -25,7 +25,11 @@ export async function createBlobStore(config: Config & { MASTER_KEY: Buffer }): 
     await store.ensureBucket();
     return store;
   }
-  const store = new LocalBlobStore({ dir: path.join(config.DATA_DIR, 'blobs'), masterKey: config.MASTER_KEY, maxBytes: config.MAX_UPLOAD_BYTES });
+  const store = new LocalBlobStore({
+    dir: path.join(config.DATA_DIR, 'blobs'),
+    masterKey: config.MASTER_KEY,
+    maxBytes: config.MAX_UPLOAD_BYTES,
+  });
   await store.init();
   return store;
 }

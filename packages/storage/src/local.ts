@@ -81,7 +81,10 @@ export class LocalBlobStore implements BlobStore {
     for (const name of await readdir(this.tmpDir).catch(() => [] as string[])) {
       const file = path.join(this.tmpDir, name);
       const pid = Number(name.split('-')[0]);
-      const modified = await stat(file).then((st) => st.mtimeMs, () => null);
+      const modified = await stat(file).then(
+        (st) => st.mtimeMs,
+        () => null,
+      );
       if (modified === null) continue;
       if ((pid !== process.pid && !processRuns(pid)) || modified < idleBefore) {
         await rm(file, { force: true });
@@ -214,7 +217,7 @@ const IO_CHUNK_BYTES = 1024 * 1024;
  */
 async function* decryptChunks(file: FileHandle, decipher: DecipherGCM, start: number, end: number): AsyncGenerator<Buffer> {
   let held: Buffer | undefined;
-  for (let position = start; position < end; ) {
+  for (let position = start; position < end;) {
     const buffer = Buffer.allocUnsafe(Math.min(IO_CHUNK_BYTES, end - position));
     const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
     if (bytesRead === 0) throw new Error('stored blob is shorter than its header says');
@@ -274,7 +277,7 @@ class BatchedWriter {
 
 /** A write can be partial; this one is not. */
 async function writeAll(file: FileHandle, bytes: Buffer): Promise<void> {
-  for (let offset = 0; offset < bytes.length; ) {
+  for (let offset = 0; offset < bytes.length;) {
     const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset);
     offset += bytesWritten;
   }

@@ -20,7 +20,11 @@ export async function removeOrphans(store: ListableStore, liveFiles: LiveFiles, 
   let removed = 0;
   let batch: string[] = [];
   const flush = async () => {
-    const live = new Set((await liveFiles(batch.map((key) => parseObjectKey(key) as { address: string; fileId: string }))).map((f) => `${f.address}/${f.fileId}`));
+    const live = new Set(
+      (await liveFiles(batch.map((key) => parseObjectKey(key) as { address: string; fileId: string }))).map(
+        (f) => `${f.address}/${f.fileId}`,
+      ),
+    );
     for (const key of batch) {
       if (live.has(key)) continue;
       await store.remove(key);

@@ -50,7 +50,9 @@ export class AddressSigner {
 function parseClaims(json: string): Claims | null {
   try {
     const value = JSON.parse(json) as Partial<Claims>;
-    return typeof value.k === 'string' && (value.m === 'PUT' || value.m === 'GET') && typeof value.e === 'number' ? (value as Claims) : null;
+    return typeof value.k === 'string' && (value.m === 'PUT' || value.m === 'GET') && typeof value.e === 'number'
+      ? (value as Claims)
+      : null;
   } catch {
     return null;
   }

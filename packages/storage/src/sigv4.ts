@@ -29,7 +29,10 @@ const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).u
 const sha256Hex = (data: string) => createHash('sha256').update(data).digest('hex');
 
 export function presignV4(request: PresignRequest): string {
-  const amzDate = request.now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const amzDate = request.now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
   const day = amzDate.slice(0, 8);
   const scope = `${day}/${request.region}/s3/aws4_request`;
   const headers: Record<string, string> = { host: request.endpoint.host };
@@ -59,7 +62,10 @@ export function presignV4(request: PresignRequest): string {
     'UNSIGNED-PAYLOAD',
   ].join('\n');
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
-  const signingKey = ['s3', 'aws4_request'].reduce((key, part) => hmac(key, part), hmac(hmac(`AWS4${request.secretKey}`, day), request.region));
+  const signingKey = ['s3', 'aws4_request'].reduce(
+    (key, part) => hmac(key, part),
+    hmac(hmac(`AWS4${request.secretKey}`, day), request.region),
+  );
   const signature = hmac(signingKey, stringToSign).toString('hex');
   return `${request.endpoint.origin}${path}?${canonicalQuery}&X-Amz-Signature=${signature}`;
 }

@@ -249,7 +249,9 @@ describe('local store behind the gateway', () => {
 
     const streamed = await s.newKey();
     const chunks = Array.from({ length: 5 }, () => randomBytes(MAX_UPLOAD_BYTES / 4));
-    const reply = await send(await s.store.presignPut(streamed, s.presign), 'PUT', SSE, chunks).catch((error: NodeJS.ErrnoException) => error);
+    const reply = await send(await s.store.presignPut(streamed, s.presign), 'PUT', SSE, chunks).catch(
+      (error: NodeJS.ErrnoException) => error,
+    );
     // The gateway closes the connection after its 413; the client may notice that first.
     if ('status' in reply) expect(reply.status).toBe(413);
     else expect(['ECONNRESET', 'EPIPE']).toContain(reply.code);
@@ -266,7 +268,9 @@ describe('local store behind the gateway', () => {
   it('stores JSON bodies as bytes, untouched by the JSON parser', async () => {
     const key = await s.newKey();
     const json = Buffer.from('{ "kept": "exactly as sent" }\n');
-    expect((await send(await s.store.presignPut(key, s.presign), 'PUT', { ...SSE, 'Content-Type': 'application/json' }, json)).status).toBe(200);
+    expect((await send(await s.store.presignPut(key, s.presign), 'PUT', { ...SSE, 'Content-Type': 'application/json' }, json)).status).toBe(
+      200,
+    );
     expect((await send(await s.store.presignGet(key, s.presign), 'GET')).body.equals(json)).toBe(true);
   });
 

@@ -1,5 +1,14 @@
 // Instance key pairs: RSA-2048, the private half encrypted at rest under the cluster master key.
-import { createCipheriv, createDecipheriv, createHash, createPrivateKey, createPublicKey, generateKeyPair, KeyObject, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPair,
+  KeyObject,
+  randomBytes,
+} from 'node:crypto';
 import { promisify } from 'node:util';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -29,7 +38,9 @@ export async function generateRsaKeyPair(): Promise<KeyPairPem> {
 /** SHA-256 of the DER public key, base64url: the `kid` of tokens and the fingerprint dex stores. */
 export function keyFingerprint(publicKeyPem: string | KeyObject): string {
   const key = typeof publicKeyPem === 'string' ? createPublicKey(publicKeyPem) : publicKeyPem;
-  return createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('base64url');
+  return createHash('sha256')
+    .update(key.export({ type: 'spki', format: 'der' }))
+    .digest('base64url');
 }
 
 const SEALED_PREFIX = 'v1.';

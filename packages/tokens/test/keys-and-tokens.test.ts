@@ -61,7 +61,14 @@ describe('issue and verify', () => {
     const { token, claims } = issueToken(keys, request, NOW);
     const decoded = jwt.decode(token, { complete: true });
     expect(decoded?.header).toMatchObject({ alg: 'RS256', kid: keys.keyId });
-    expect(claims).toMatchObject({ iss: 'alice.pds.test', sub: 'user-1', iat: NOW, exp: NOW + 3 * 86400, auth_time: NOW, accessScope: 'owner' });
+    expect(claims).toMatchObject({
+      iss: 'alice.pds.test',
+      sub: 'user-1',
+      iat: NOW,
+      exp: NOW + 3 * 86400,
+      auth_time: NOW,
+      accessScope: 'owner',
+    });
     expect(verifyToken(token, keys.publicKey, 'alice.pds.test', NOW + 10)).toEqual(claims);
     expect(keyFingerprint(publicKeyPem)).toBe(keys.keyId);
   });

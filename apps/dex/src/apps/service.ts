@@ -32,9 +32,11 @@ export class AppUpdateService {
     }
     const record = parseRecord(request.body);
     const cluster = parseCluster(request.cluster);
-    if (typeof request.hatFilter !== 'string' || request.hatFilter === '') throw ApiError.badRequest('hatFilter: is required (an instance address or *)');
+    if (typeof request.hatFilter !== 'string' || request.hatFilter === '')
+      throw ApiError.badRequest('hatFilter: is required (an instance address or *)');
     if (!(await this.clusters.isCertified(cluster))) throw ApiError.notFound(`Unknown cluster ${cluster}`);
-    const targets = request.hatFilter === '*' ? await this.instances.registeredIn(cluster) : [await this.target(request.hatFilter, cluster)];
+    const targets =
+      request.hatFilter === '*' ? await this.instances.registeredIn(cluster) : [await this.target(request.hatFilter, cluster)];
 
     const stored = await this.apps.createVersion(record.id, record, claims.iss, targets);
     for (const push of stored.pushes) {

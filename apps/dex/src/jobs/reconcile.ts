@@ -15,7 +15,10 @@ export async function requeueUndeliveredPushes(apps: AppRecordRepository, appPus
       logger.error({ pushId: push.id }, 'stored app record no longer validates; push not requeued');
       continue;
     }
-    await appPush.enqueue({ pushId: push.id, address: push.address, record: parsed.record, version: push.version }, jobIds.appPush(push.id));
+    await appPush.enqueue(
+      { pushId: push.id, address: push.address, record: parsed.record, version: push.version },
+      jobIds.appPush(push.id),
+    );
     count++;
   }
   if (count > 0) logger.info({ count }, 'requeued undelivered app pushes');

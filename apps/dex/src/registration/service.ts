@@ -21,8 +21,10 @@ export class RegistrationService {
 
   async register(hatAddress: unknown): Promise<RegistrationResult> {
     const { address, cluster } = parseInstanceAddress(hatAddress);
-    if (await this.clusters.isCertified(address)) throw ApiError.badRequest(`hatAddress: ${address} is a cluster domain, not an instance address`);
-    if (!(await this.clusters.isCertified(cluster))) throw ApiError.badRequest(`hatAddress: ${address} is not under a certified cluster domain`);
+    if (await this.clusters.isCertified(address))
+      throw ApiError.badRequest(`hatAddress: ${address} is a cluster domain, not an instance address`);
+    if (!(await this.clusters.isCertified(cluster)))
+      throw ApiError.badRequest(`hatAddress: ${address} is not under a certified cluster domain`);
 
     const instance = await this.instances.ensure(address, cluster);
     if (instance.state === 'key_mismatch') throw keyMismatch(address);

@@ -13,7 +13,8 @@ export class LoginService {
   /** The caller is an anonymous client, known by its address (the rate limit's key). */
   async login(tenant: ResolvedInstance, client: { ip: string }, input: { username?: string; password?: string }) {
     const { username, password } = input;
-    if (!username || !password) throw ApiError.notAuthenticated('Credentials required', { cause: 'No username or password provided to retrieve token' });
+    if (!username || !password)
+      throw ApiError.notAuthenticated('Credentials required', { cause: 'No username or password provided to retrieve token' });
     await this.limiter.consume(`${tenant.instance.id}:${client.ip}`);
     const user = await this.auth.checkCredentials(tenant, username, password);
     if (!user) throw ApiError.notAuthenticated();

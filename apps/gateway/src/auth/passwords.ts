@@ -31,8 +31,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
 /** Verified against when the user does not exist, so both failures take the same time. */
 export const DECOY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
-export const PASSWORD_RULE =
-  'must be 8 to 256 characters and not a common or easily guessed password (try a few unrelated words)';
+export const PASSWORD_RULE = 'must be 8 to 256 characters and not a common or easily guessed password (try a few unrelated words)';
 
 const zxcvbn = new ZxcvbnFactory({
   dictionary: { ...common.dictionary, ...en.dictionary },

@@ -29,7 +29,10 @@ export function authRoutes(auth: AuthService, logins: LoginService): Router {
   const router = Router();
 
   async function login(req: Request, res: Response, username: string | undefined, password: string | undefined) {
-    const credentials = { username: username && decodeCredential(username, 'username'), password: password && decodeCredential(password, 'password') };
+    const credentials = {
+      username: username && decodeCredential(username, 'username'),
+      password: password && decodeCredential(password, 'password'),
+    };
     const result = await logins.login(tenantOf(req), { ip: req.ip ?? 'unknown' }, credentials);
     res.setHeader('X-Auth-Token', result.accessToken);
     res.json(result);

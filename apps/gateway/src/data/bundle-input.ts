@@ -12,8 +12,12 @@ const MAX_PROPERTIES = 32;
 const MAX_ENDPOINTS = 16;
 const MAX_FILTERS = 16;
 
-const path = z.string().regex(/^[^.\p{Cc}]{1,128}(\.[^.\p{Cc}]{1,128}){0,7}$/u, 'must be a path into the data such as field or a.b (at most 8 parts)');
-const jsonValue = z.unknown().refine((v) => v !== undefined && JSON.stringify(v).length <= 4096, 'must be a JSON value of at most 4096 characters');
+const path = z
+  .string()
+  .regex(/^[^.\p{Cc}]{1,128}(\.[^.\p{Cc}]{1,128}){0,7}$/u, 'must be a path into the data such as field or a.b (at most 8 parts)');
+const jsonValue = z
+  .unknown()
+  .refine((v) => v !== undefined && JSON.stringify(v).length <= 4096, 'must be a JSON value of at most 4096 characters');
 
 const operator = z.discriminatedUnion('operator', [
   z.object({ operator: z.literal('contains'), value: jsonValue }),
@@ -23,7 +27,26 @@ const operator = z.discriminatedUnion('operator', [
 ]);
 
 /** PostgreSQL date_part fields, as the original's datetimeExtract / timestampExtract take them. */
-const DATE_PARTS = ['century', 'day', 'decade', 'dow', 'doy', 'epoch', 'hour', 'isodow', 'isoyear', 'microseconds', 'millennium', 'milliseconds', 'minute', 'month', 'quarter', 'second', 'week', 'year'] as const;
+const DATE_PARTS = [
+  'century',
+  'day',
+  'decade',
+  'dow',
+  'doy',
+  'epoch',
+  'hour',
+  'isodow',
+  'isoyear',
+  'microseconds',
+  'millennium',
+  'milliseconds',
+  'minute',
+  'month',
+  'quarter',
+  'second',
+  'week',
+  'year',
+] as const;
 
 const transformation = z.discriminatedUnion('transformation', [
   z.object({ transformation: z.literal('identity') }).loose(),
@@ -35,8 +58,14 @@ const transformation = z.discriminatedUnion('transformation', [
 // `searchable` is the full-text reading `find` always does; a date part is compared, never searched.
 const filter = z
   .object({ field: path, transformation: transformation.optional(), operator })
-  .refine((f) => f.transformation?.transformation !== 'searchable' || f.operator.operator === 'find', 'the searchable transformation goes with the find operator')
-  .refine((f) => !f.transformation?.transformation.endsWith('Extract') || f.operator.operator !== 'find', 'a date part cannot be searched with find');
+  .refine(
+    (f) => f.transformation?.transformation !== 'searchable' || f.operator.operator === 'find',
+    'the searchable transformation goes with the find operator',
+  )
+  .refine(
+    (f) => !f.transformation?.transformation.endsWith('Extract') || f.operator.operator !== 'find',
+    'a date part cannot be searched with find',
+  );
 
 interface EndpointQueryInput {
   endpoint: string;
@@ -95,7 +124,8 @@ function selection(query: EndpointQueryInput, depth: number): EndpointSelection 
     endpoint: rest.length ? rest.join('/') : null,
     ...(query.mapping ? { mapping: Object.entries(query.mapping).map(([name, p]): [string, DataPath] => [name, splitPath(p)]) } : {}),
     filters: (query.filters ?? []).map(({ field, transformation: t, operator: op }): BundleFilter => {
-      const extract = t && 'part' in t ? { extract: { from: t.transformation === 'datetimeExtract' ? 'datetime' : 'timestamp', part: t.part } } : {};
+      const extract =
+        t && 'part' in t ? { extract: { from: t.transformation === 'datetimeExtract' ? 'datetime' : 'timestamp', part: t.part } } : {};
       return { path: splitPath(field), ...extract, ...op } as BundleFilter;
     }),
     links: (query.links ?? []).map((link) => selection(link, depth + 1)),

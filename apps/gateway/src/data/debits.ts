@@ -1,7 +1,18 @@
 // Bundles and data debits: the owner defines bundles, a debit offers one to an account under terms the
 // owner accepts, and the holder reads the bundle's records only while the terms are active.
 import type { AppRecord } from '@pds/app-record';
-import { NOT_A_DATE_CODES, postgresErrorCode, STATEMENT_TIMEOUT_CODE, type BundleRecord, type DataBundleRepository, type DataDebitRepository, type DebitPermission, type DebitTerms, type DebitWithPermissions, type UserRepository } from '@pds/db';
+import {
+  NOT_A_DATE_CODES,
+  postgresErrorCode,
+  STATEMENT_TIMEOUT_CODE,
+  type BundleRecord,
+  type DataBundleRepository,
+  type DataDebitRepository,
+  type DebitPermission,
+  type DebitTerms,
+  type DebitWithPermissions,
+  type UserRepository,
+} from '@pds/db';
 import { ApiError, parseInput } from '@pds/http';
 import type { Clock } from '@pds/tokens';
 import { z } from 'zod';
@@ -151,7 +162,8 @@ export class DebitService {
   async bundleValues(instanceId: string, bundle: BundleStructure): Promise<Record<string, RecordView[]>> {
     const values = await this.bundles.evaluate(instanceId, selections(bundle)).catch((error: unknown) => {
       const code = postgresErrorCode(error) ?? '';
-      if (code === STATEMENT_TIMEOUT_CODE) throw ApiError.unavailable('The bundle took too long to evaluate; narrow its endpoints or filters');
+      if (code === STATEMENT_TIMEOUT_CODE)
+        throw ApiError.unavailable('The bundle took too long to evaluate; narrow its endpoints or filters');
       if (NOT_A_DATE_CODES.includes(code)) throw ApiError.badRequest('bundle: a date transformation met a stored value that is not a date');
       throw error;
     });
@@ -203,7 +215,12 @@ export class DebitService {
   }
 
   /** The bundle's records for the debit's holder, only while the debit is active. */
-  async values(instanceId: string, caller: Caller | undefined, key: string, access: DataAccessPolicy): Promise<{ bundle: Record<string, RecordView[]> }> {
+  async values(
+    instanceId: string,
+    caller: Caller | undefined,
+    key: string,
+    access: DataAccessPolicy,
+  ): Promise<{ bundle: Record<string, RecordView[]> }> {
     const debit = await this.get(instanceId, key);
     access.requireDebitReader(caller, debit.holderId);
     const active = this.view(debit).permissionsActive;
@@ -234,7 +251,13 @@ export class DebitService {
       termsUrl: record.url,
       bundleName: bundle.name,
     };
-    const request = { requestClientName: record.title, requestClientUrl: record.url, requestClientLogoUrl: record.logoUrl, requestApplicationId: record.id, holderId };
+    const request = {
+      requestClientName: record.title,
+      requestClientUrl: record.url,
+      requestClientLogoUrl: record.logoUrl,
+      requestApplicationId: record.id,
+      holderId,
+    };
     const existing = await this.debits.find(instanceId, key);
     if (!existing) await this.debits.create(instanceId, key, request, terms);
     else await this.debits.addTerms(instanceId, key, terms, request);
@@ -250,7 +273,8 @@ export class DebitService {
     if (!DEBIT_KEY.test(key)) throw ApiError.badRequest('dataDebitKey: must be 1-128 of letters, digits, _ . and -');
     requireStorable(input, 'body');
     const setup = parseInput(setupSchema, input);
-    if (setup.dataDebitKey !== undefined && setup.dataDebitKey !== key) throw ApiError.badRequest(`dataDebitKey: must equal the path's key ${key}`);
+    if (setup.dataDebitKey !== undefined && setup.dataDebitKey !== key)
+      throw ApiError.badRequest(`dataDebitKey: must equal the path's key ${key}`);
     // The holder is a plain user of this instance (apps hold the debits their setup creates).
     if (setup.holderUserId && (await this.users.findById(instanceId, setup.holderUserId))?.kind !== 'user') {
       throw ApiError.notFound(`User ${setup.holderUserId} not found`);

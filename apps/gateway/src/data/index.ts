@@ -1,6 +1,14 @@
 // Wiring of the data tables, the owner's grants of them, bundles and data debits.
 import { Router } from 'express';
-import { DataBundleRepository, DataChangeRepository, DataDebitRepository, DataGrantRepository, DataRecordRepository, UserRepository, type GatewayDb } from '@pds/db';
+import {
+  DataBundleRepository,
+  DataChangeRepository,
+  DataDebitRepository,
+  DataGrantRepository,
+  DataRecordRepository,
+  UserRepository,
+  type GatewayDb,
+} from '@pds/db';
 import type { Clock } from '@pds/tokens';
 import { DataAccessPolicy } from './access';
 import { DebitService } from './debits';

@@ -61,7 +61,8 @@ export function parseRecords(body: unknown, skipErrors = false): { records: obje
 /** One record's data: a JSON object within the size and depth bounds. */
 export function parseRecord(record: unknown, field: string): object {
   if (typeof record !== 'object' || record === null || Array.isArray(record)) throw ApiError.badRequest(`${field}: must be a JSON object`);
-  if (Buffer.byteLength(JSON.stringify(record)) > MAX_RECORD_BYTES) throw ApiError.tooLarge(`${field}: a record may be at most ${MAX_RECORD_BYTES} bytes`);
+  if (Buffer.byteLength(JSON.stringify(record)) > MAX_RECORD_BYTES)
+    throw ApiError.tooLarge(`${field}: a record may be at most ${MAX_RECORD_BYTES} bytes`);
   requireStorable(record, field);
   return record;
 }
@@ -73,7 +74,11 @@ const recordId = z.uuid('must be a record id (UUID)');
  * at most MAX_RECORDS_PER_REQUEST.
  */
 export function parseRecordIds(query: unknown): string[] {
-  const { records } = parseInput(z.object({ records: z.union([z.string(), z.array(z.string()).max(MAX_RECORDS_PER_REQUEST)]) }), query, 'query');
+  const { records } = parseInput(
+    z.object({ records: z.union([z.string(), z.array(z.string()).max(MAX_RECORDS_PER_REQUEST)]) }),
+    query,
+    'query',
+  );
   const ids = (Array.isArray(records) ? records : [records]).flatMap((value) => value.split(','));
   const parsed = parseInput(z.array(recordId).min(1).max(MAX_RECORDS_PER_REQUEST), ids, 'records');
   return [...new Set(parsed)];
@@ -82,8 +87,14 @@ export function parseRecordIds(query: unknown): string[] {
 /** `namespace/endpoint`, as records name their table; a problem is reported under `field`. */
 export function parseTablePath(path: string, field: string): Table {
   const slash = path.indexOf('/');
-  const parsed = tableSchema.safeParse({ namespace: path.slice(0, slash < 0 ? path.length : slash), endpoint: slash < 0 ? '' : path.slice(slash + 1) });
-  if (!parsed.success) throw ApiError.badRequest(`${field}: must be namespace/endpoint (${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')})`);
+  const parsed = tableSchema.safeParse({
+    namespace: path.slice(0, slash < 0 ? path.length : slash),
+    endpoint: slash < 0 ? '' : path.slice(slash + 1),
+  });
+  if (!parsed.success)
+    throw ApiError.badRequest(
+      `${field}: must be namespace/endpoint (${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')})`,
+    );
   return parsed.data;
 }
 
@@ -95,7 +106,10 @@ const updateSchema = z
 
 /** PUT /data: records `{ recordId, data }` (other fields such as endpoint are ignored). */
 export function parseUpdates(body: unknown): { recordId: string; data: object }[] {
-  return parseInput(updateSchema, body).map((change, i) => ({ recordId: change.recordId, data: parseRecord(change.data, `body[${i}].data`) }));
+  return parseInput(updateSchema, body).map((change, i) => ({
+    recordId: change.recordId,
+    data: parseRecord(change.data, `body[${i}].data`),
+  }));
 }
 
 const MAX_LINKS = 100;

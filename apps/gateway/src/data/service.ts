@@ -37,7 +37,13 @@ export class DataService {
   }
 
   /** Stores all records of the body or none (`skipErrors`: the valid ones); judged once the caller may write. */
-  async create(instanceId: string, caller: Caller | undefined, table: Table, body: unknown, skipErrors = false): Promise<{ saved: RecordView[]; single: boolean }> {
+  async create(
+    instanceId: string,
+    caller: Caller | undefined,
+    table: Table,
+    body: unknown,
+    skipErrors = false,
+  ): Promise<{ saved: RecordView[]; single: boolean }> {
     const writer = await this.access.require(instanceId, caller, 'write', table);
     const { records, single } = parseRecords(body, skipErrors);
     if (records.length === 0) return { saved: [], single };
@@ -58,7 +64,11 @@ export class DataService {
     const tables = items.flatMap((item) => [item.table, ...item.links.map((link) => link.table)]);
     const writer = await this.access.requireAll(instanceId, caller, 'write', tables);
     const row = ({ table, data }: { table: Table; data: object }) => ({ namespace: table.namespace, endpoint: table.endpoint, data });
-    const saved = await this.changes.insertBatch(instanceId, writer.user.id, items.map((item) => ({ ...row(item), links: item.links.map(row) })));
+    const saved = await this.changes.insertBatch(
+      instanceId,
+      writer.user.id,
+      items.map((item) => ({ ...row(item), links: item.links.map(row) })),
+    );
     return saved.map((record) => ({ ...located(record), links: record.links.map(located) }));
   }
 
@@ -106,7 +116,8 @@ export class DataService {
   private async changeCheck(instanceId: string, caller: Caller, expected: number, missing: string): Promise<ChangeCheck> {
     const mayWrite = await this.access.judge(instanceId, caller);
     return (found) => {
-      if (found.length !== expected || !found.every((record) => this.access.reachesById(caller, record))) throw ApiError.badRequest(missing);
+      if (found.length !== expected || !found.every((record) => this.access.reachesById(caller, record)))
+        throw ApiError.badRequest(missing);
       mayWrite('write', found);
     };
   }
@@ -114,6 +125,10 @@ export class DataService {
 
 const view =
   (table: Table) =>
-  (record: StoredRecord): RecordView => ({ endpoint: `${table.namespace}/${table.endpoint}`, recordId: record.recordId, data: record.data });
+  (record: StoredRecord): RecordView => ({
+    endpoint: `${table.namespace}/${table.endpoint}`,
+    recordId: record.recordId,
+    data: record.data,
+  });
 
 export const located = (record: LocatedRecord): RecordView => view(record)(record);

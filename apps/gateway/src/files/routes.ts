@@ -65,7 +65,10 @@ export function fileRoutes(files: FileService): Router {
     res.json(await files.revokeMatching(tenantOf(req), viewer, template, param(req, 'userId')));
   });
 
-  for (const [action, contentPublic] of [['allowAccessPublic', true], ['restrictAccessPublic', false]] as const) {
+  for (const [action, contentPublic] of [
+    ['allowAccessPublic', true],
+    ['restrictAccessPublic', false],
+  ] as const) {
     router.get(`/${action}/:fileId`, async (req, res) => {
       res.json(await files.setPublic(tenantOf(req), authenticated(req), param(req, 'fileId'), contentPublic));
     });

@@ -132,7 +132,13 @@ export class FileService {
     return this.present(tenant, viewer, updated);
   }
 
-  async grantMatching(tenant: ResolvedInstance, viewer: Viewer, template: FileTemplate, userId: string, content: boolean): Promise<FileJson[]> {
+  async grantMatching(
+    tenant: ResolvedInstance,
+    viewer: Viewer,
+    template: FileTemplate,
+    userId: string,
+    content: boolean,
+  ): Promise<FileJson[]> {
     requireOwner(viewer);
     await this.requireUser(tenant, userId);
     return this.presentAll(tenant, viewer, await this.deps.files.grantMatching(tenant.instance.id, template, userId, content));

@@ -3,7 +3,10 @@ import type { FileIdStem } from '@pds/db';
 
 /** NFD, accents and every character outside [a-z0-9_] dropped, lower-case. */
 export function slugify(text: string): string {
-  return text.normalize('NFD').toLowerCase().replace(/[^a-z0-9_]/g, '');
+  return text
+    .normalize('NFD')
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '');
 }
 
 /**

@@ -27,7 +27,8 @@ export function dexRegistrationProcessor(deps: { dexUrl: string; states: Gateway
       if (res.status === 202) throw new Error('registration still pending at dex');
       // 400/409 will not change by asking again: refused address, key mismatch, no key served.
       // 429 (dex's per-client limit) will: the retry backoff waits it out.
-      if (res.status >= 400 && res.status < 500 && res.status !== 429) throw new UnrecoverableError(`dex refused the registration: ${res.status} ${res.body.slice(0, 300)}`);
+      if (res.status >= 400 && res.status < 500 && res.status !== 429)
+        throw new UnrecoverableError(`dex refused the registration: ${res.status} ${res.body.slice(0, 300)}`);
       throw new Error(`dex answered ${res.status}`);
     } catch (error) {
       if (error instanceof UnrecoverableError || isLastAttempt(job)) await deps.states.set(address, 'failed');

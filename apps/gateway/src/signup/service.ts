@@ -7,8 +7,31 @@ import { generateRsaKeyPair, sealPrivateKey } from '@pds/tokens';
 import { hashPassword, passwordProblem } from '../auth/passwords';
 
 export const RESERVED_USERNAMES = new Set([
-  'www', 'api', 'dex', 'admin', 'root', 'mail', 'smtp', 'ftp', 'ns', 'ns1', 'ns2', 'static', 'assets', 'cdn',
-  'status', 'support', 'help', 'login', 'signup', 'auth', 'console', 'dashboard', 'system', 'gateway', 'worker',
+  'www',
+  'api',
+  'dex',
+  'admin',
+  'root',
+  'mail',
+  'smtp',
+  'ftp',
+  'ns',
+  'ns1',
+  'ns2',
+  'static',
+  'assets',
+  'cdn',
+  'status',
+  'support',
+  'help',
+  'login',
+  'signup',
+  'auth',
+  'console',
+  'dashboard',
+  'system',
+  'gateway',
+  'worker',
 ]);
 
 export const signupSchema = z

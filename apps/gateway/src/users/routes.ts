@@ -16,7 +16,10 @@ export function userRoutes(users: UserService): Router {
     res.json((await users.list(tenantOf(req), callerOf(req))).map(userView));
   });
 
-  for (const [action, enabled] of [['disable', false], ['enable', true]] as const) {
+  for (const [action, enabled] of [
+    ['disable', false],
+    ['enable', true],
+  ] as const) {
     router.put(`/users/user/:userId/${action}`, async (req, res) => {
       res.json(userView(await users.setEnabled(tenantOf(req), callerOf(req), { userId: String(req.params.userId), enabled })));
     });

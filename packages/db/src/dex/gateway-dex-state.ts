@@ -6,7 +6,12 @@ export class GatewayDexStateRepository {
   constructor(private readonly db: GatewayDb) {}
 
   async pendingAddresses(take = 1000): Promise<string[]> {
-    const rows = await this.db.instance.findMany({ where: { dexState: 'pending' }, select: { address: true }, orderBy: { createdAt: 'asc' }, take });
+    const rows = await this.db.instance.findMany({
+      where: { dexState: 'pending' },
+      select: { address: true },
+      orderBy: { createdAt: 'asc' },
+      take,
+    });
     return rows.map((r) => r.address);
   }
 

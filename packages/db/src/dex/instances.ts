@@ -36,7 +36,9 @@ export class RegisteredInstanceRepository {
 
   /** Removes every pending, never-keyed row last touched before `before`; how many. */
   async forgetUnkeyedBefore(before: Date): Promise<number> {
-    const { count } = await this.db.registeredInstance.deleteMany({ where: { state: 'pending', fingerprint: null, updatedAt: { lt: before } } });
+    const { count } = await this.db.registeredInstance.deleteMany({
+      where: { state: 'pending', fingerprint: null, updatedAt: { lt: before } },
+    });
     return count;
   }
 
@@ -48,11 +50,16 @@ export class RegisteredInstanceRepository {
   recordKey(address: string, publicKeyPem: string, fingerprint: string): Promise<KeyOutcome | null> {
     return this.db.$transaction(async (tx) => {
       // Row lock: two fetches of the same address must not both see "no key yet".
-      const locked = await tx.$queryRaw<{ address: string }[]>`select address from "RegisteredInstance" where address = ${address} for update`;
+      const locked = await tx.$queryRaw<
+        { address: string }[]
+      >`select address from "RegisteredInstance" where address = ${address} for update`;
       if (locked.length === 0) return null;
       const row = await tx.registeredInstance.findUniqueOrThrow({ where: { address } });
       if (row.fingerprint === null) {
-        await tx.registeredInstance.update({ where: { address }, data: { publicKeyPem, fingerprint, state: 'registered', pendingKeyPem: null } });
+        await tx.registeredInstance.update({
+          where: { address },
+          data: { publicKeyPem, fingerprint, state: 'registered', pendingKeyPem: null },
+        });
         return 'registered';
       }
       if (row.fingerprint === fingerprint) return row.state === 'registered' ? 'registered' : 'key-mismatch';
