@@ -19,6 +19,10 @@ import { freePort } from './lib/ports';
 import { ensureRedis } from './lib/redis';
 
 const quick = process.argv.includes('--quick');
+/** `--only <words>`: run just the parts whose names contain one of the comma-separated words (e.g. `--only file,spread`). */
+const onlyIndex = process.argv.indexOf('--only');
+const only = onlyIndex >= 0 ? (process.argv[onlyIndex + 1] ?? '').toLowerCase().split(',').filter(Boolean) : [];
+const wanted = (name: string) => only.length === 0 || only.some((word) => name.toLowerCase().includes(word));
 const SETTINGS = quick
   ? { seconds: 2, rounds: 3, warmSeconds: 1, streamMiB: [1, 64], streamRounds: 2, mixedSeconds: 5, files: 100_000, spread: 10_000 }
   : { seconds: 5, rounds: 3, warmSeconds: 2, streamMiB: [1, 64, 512], streamRounds: 3, mixedSeconds: 10, files: 100_000, spread: 10_000 };
@@ -224,7 +228,7 @@ async function main(): Promise<void> {
       return { ...result, cpuUsPerRequest: ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, result.requests) };
     };
 
-    for (const route of routes) {
+    for (const route of routes.filter((r) => wanted(r.name))) {
       await expectStatus(port, route.product, route.status, `${route.name} (product)`);
       await expectStatus(baselinePort, route.baseline, route.status, `${route.name} (baseline)`);
       log(`${route.name}: warming up, then ${SETTINGS.rounds} interleaved rounds`);
@@ -251,152 +255,171 @@ async function main(): Promise<void> {
       });
     }
 
-    log(`file GET over ${spread.length} instances vs one instance`);
-    const one = spread
-      .slice(0, 1)
-      .map((s) => ({ method: 'GET', path: '/api/v2.6/files/file/one.txt', headers: { Host: s.address, 'X-Auth-Token': s.token } }));
-    const many = spread.map((s) => ({
-      method: 'GET',
-      path: '/api/v2.6/files/file/one.txt',
-      headers: { Host: s.address, 'X-Auth-Token': s.token },
-    }));
-    await expectStatus(port, many[many.length - 1] as BenchRequest, 200, 'spread file GET');
-    await load(port, one, CONNECTIONS, SETTINGS.warmSeconds);
-    const rssBefore = residentBytes(product.process.pid as number);
-    const oneResults: LoadResult[] = [];
-    const manyResults: LoadResult[] = [];
-    for (let round = 0; round < SETTINGS.rounds; round++) {
-      oneResults.push(await load(port, one, CONNECTIONS));
-      manyResults.push(await load(port, many, CONNECTIONS));
-    }
-    const rssAfter = residentBytes(product.process.pid as number);
-    const oneInstance = medianResult(oneResults);
-    const manyInstances = medianResult(manyResults);
-    report.spread = {
-      instances: spread.length,
-      one: oneInstance,
-      many: manyInstances,
-      ratio: manyInstances.rps / oneInstance.rps,
-      target: 0.9,
-      met: manyInstances.rps / oneInstance.rps >= 0.9,
-    };
-    const perInstance = Math.max(0, rssAfter - rssBefore) / spread.length;
-    report.memory = {
-      rssBeforeBytes: rssBefore,
-      rssAfterBytes: rssAfter,
-      bytesPerActiveInstance: perInstance,
-      targetBytes: 5 * 1024,
-      met: perInstance <= 5 * 1024,
-    };
+    if (wanted('spread')) await measureSpread();
+    if (wanted('mixed')) await measureMixed();
+    if (wanted('workers')) await measureWorkers();
+    if (wanted('streams')) await measureStreamsFigures();
 
-    log('mixed traffic');
-    const uploads: BenchRequest[] = [];
-    for (let i = 0; i < 4; i++) {
-      const started = await call(port, 'POST', '/api/v2.6/files/upload', json, JSON.stringify({ name: `mixed-${i}.bin`, source: 'bench' }));
-      const url = new URL((JSON.parse(started.body) as { contentUrl: string }).contentUrl);
-      uploads.push({
-        method: 'PUT',
-        path: url.pathname,
-        headers: { Host: url.host, 'x-amz-server-side-encryption': 'AES256', 'Content-Type': 'application/octet-stream' },
-        body: 'x'.repeat(16 * 1024),
+    async function measureSpread() {
+      log(`file GET over ${spread.length} instances vs one instance`);
+      const one = spread
+        .slice(0, 1)
+        .map((s) => ({ method: 'GET', path: '/api/v2.6/files/file/one.txt', headers: { Host: s.address, 'X-Auth-Token': s.token } }));
+      const many = spread.map((s) => ({
+        method: 'GET',
+        path: '/api/v2.6/files/file/one.txt',
+        headers: { Host: s.address, 'X-Auth-Token': s.token },
+      }));
+      await expectStatus(port, many[many.length - 1] as BenchRequest, 200, 'spread file GET');
+      await load(port, one, CONNECTIONS, SETTINGS.warmSeconds);
+      const rssBefore = residentBytes(product.process.pid as number);
+      const oneResults: LoadResult[] = [];
+      const manyResults: LoadResult[] = [];
+      for (let round = 0; round < SETTINGS.rounds; round++) {
+        oneResults.push(await load(port, one, CONNECTIONS));
+        manyResults.push(await load(port, many, CONNECTIONS));
+      }
+      const rssAfter = residentBytes(product.process.pid as number);
+      const oneInstance = medianResult(oneResults);
+      const manyInstances = medianResult(manyResults);
+      report.spread = {
+        instances: spread.length,
+        one: oneInstance,
+        many: manyInstances,
+        ratio: manyInstances.rps / oneInstance.rps,
+        target: 0.9,
+        met: manyInstances.rps / oneInstance.rps >= 0.9,
+      };
+      const perInstance = Math.max(0, rssAfter - rssBefore) / spread.length;
+      report.memory = {
+        rssBeforeBytes: rssBefore,
+        rssAfterBytes: rssAfter,
+        bytesPerActiveInstance: perInstance,
+        targetBytes: 5 * 1024,
+        met: perInstance <= 5 * 1024,
+      };
+    }
+
+    async function measureMixed() {
+      log('mixed traffic');
+      const uploads: BenchRequest[] = [];
+      for (let i = 0; i < 4; i++) {
+        const started = await call(
+          port,
+          'POST',
+          '/api/v2.6/files/upload',
+          json,
+          JSON.stringify({ name: `mixed-${i}.bin`, source: 'bench' }),
+        );
+        const url = new URL((JSON.parse(started.body) as { contentUrl: string }).contentUrl);
+        uploads.push({
+          method: 'PUT',
+          path: url.pathname,
+          headers: { Host: url.host, 'x-amz-server-side-encryption': 'AES256', 'Content-Type': 'application/octet-stream' },
+          body: 'x'.repeat(16 * 1024),
+        });
+      }
+      const search: BenchRequest = { method: 'POST', path: '/api/v2.6/files/search?take=100', headers: json, body: '{}' };
+      const data: BenchRequest = { method: 'GET', path: '/api/v2.6/data/bench/items?take=20', headers: auth };
+      const metadata: BenchRequest = {
+        method: 'POST',
+        path: '/api/v2.6/files/upload',
+        headers: json,
+        body: JSON.stringify({ name: 'mixed.txt', source: 'bench' }),
+      };
+      const login: BenchRequest = {
+        method: 'GET',
+        path: '/users/access_token',
+        headers: { Host: host, username: 'bench', password: PASSWORD },
+      };
+      await expectStatus(port, data, 200, 'mixed: data');
+      await expectStatus(port, login, 200, 'mixed: login');
+      await expectStatus(port, uploads[0] as BenchRequest, 200, 'mixed: upload bytes');
+      // Per 20 requests: 6 data reads, 5 searches, 4 byte uploads, 3 upload starts, 2 logins.
+      const [u0, u1, u2, u3] = uploads as [BenchRequest, BenchRequest, BenchRequest, BenchRequest];
+      const mix = [
+        data,
+        search,
+        u0,
+        metadata,
+        data,
+        search,
+        login,
+        u1,
+        data,
+        search,
+        metadata,
+        u2,
+        data,
+        search,
+        login,
+        data,
+        u3,
+        metadata,
+        search,
+        data,
+      ];
+      report.mixed = {
+        connections: MIXED_CONNECTIONS,
+        result: await load(port, mix, MIXED_CONNECTIONS, SETTINGS.mixedSeconds),
+        p99TargetMs: 650 / 4,
+      };
+    }
+
+    async function measureWorkers() {
+      log('GATEWAY_WORKERS=1 vs 2 (the gateway run alone)');
+      const gatewayEnv = { ...common, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', DATA_DIR: path.join(workDir, 'product') };
+      const w1 = await startProcess(
+        'gateway-1-worker',
+        'apps/gateway/src/main.ts',
+        oneWorkerPort,
+        { ...gatewayEnv, PORT: String(oneWorkerPort), GATEWAY_WORKERS: '1' },
+        workDir,
+      );
+      running.push(w1);
+      const w2 = await startProcess(
+        'gateway-2-workers',
+        'apps/gateway/src/main.ts',
+        twoWorkersPort,
+        { ...gatewayEnv, PORT: String(twoWorkersPort), GATEWAY_WORKERS: '2' },
+        workDir,
+      );
+      running.push(w2);
+      const fileGet = routes[0]?.product as BenchRequest;
+      await new Promise((r) => setTimeout(r, 2000)); // both workers of the second gateway listening
+      await expectStatus(oneWorkerPort, fileGet, 200, 'file GET, GATEWAY_WORKERS=1');
+      await expectStatus(twoWorkersPort, fileGet, 200, 'file GET, GATEWAY_WORKERS=2');
+      await load(oneWorkerPort, [fileGet], CONNECTIONS, SETTINGS.warmSeconds);
+      await load(twoWorkersPort, [fileGet], CONNECTIONS, SETTINGS.warmSeconds);
+      const w1Results: LoadResult[] = [];
+      const w2Results: LoadResult[] = [];
+      for (let round = 0; round < SETTINGS.rounds; round++) {
+        w1Results.push(await load(oneWorkerPort, [fileGet], CONNECTIONS));
+        w2Results.push(await load(twoWorkersPort, [fileGet], CONNECTIONS));
+      }
+      const one1 = medianResult(w1Results);
+      const two = medianResult(w2Results);
+      report.workers = { route: 'file metadata GET', one: one1, two, scaling: two.rps / one1.rps };
+      await w1.stop();
+      await w2.stop();
+    }
+
+    async function measureStreamsFigures() {
+      log(`streams: ${SETTINGS.streamMiB.join(', ')} MiB`);
+      report.streams = (
+        await measureStreams({
+          sizesMiB: SETTINGS.streamMiB,
+          rounds: SETTINGS.streamRounds,
+          product: { port, host, token },
+          baselinePort,
+          diskDir: workDir,
+        })
+      ).map((f) => {
+        const upload = f.uploadMBps.product / f.uploadMBps.baseline;
+        const download = f.downloadMBps.product / f.downloadMBps.baseline;
+        return { ...f, uploadRatio: upload, downloadRatio: download, target: 0.8, met: upload >= 0.8 && download >= 0.8 };
       });
     }
-    const search: BenchRequest = { method: 'POST', path: '/api/v2.6/files/search?take=100', headers: json, body: '{}' };
-    const data: BenchRequest = { method: 'GET', path: '/api/v2.6/data/bench/items?take=20', headers: auth };
-    const metadata: BenchRequest = {
-      method: 'POST',
-      path: '/api/v2.6/files/upload',
-      headers: json,
-      body: JSON.stringify({ name: 'mixed.txt', source: 'bench' }),
-    };
-    const login: BenchRequest = {
-      method: 'GET',
-      path: '/users/access_token',
-      headers: { Host: host, username: 'bench', password: PASSWORD },
-    };
-    await expectStatus(port, data, 200, 'mixed: data');
-    await expectStatus(port, login, 200, 'mixed: login');
-    await expectStatus(port, uploads[0] as BenchRequest, 200, 'mixed: upload bytes');
-    // Per 20 requests: 6 data reads, 5 searches, 4 byte uploads, 3 upload starts, 2 logins.
-    const [u0, u1, u2, u3] = uploads as [BenchRequest, BenchRequest, BenchRequest, BenchRequest];
-    const mix = [
-      data,
-      search,
-      u0,
-      metadata,
-      data,
-      search,
-      login,
-      u1,
-      data,
-      search,
-      metadata,
-      u2,
-      data,
-      search,
-      login,
-      data,
-      u3,
-      metadata,
-      search,
-      data,
-    ];
-    report.mixed = {
-      connections: MIXED_CONNECTIONS,
-      result: await load(port, mix, MIXED_CONNECTIONS, SETTINGS.mixedSeconds),
-      p99TargetMs: 650 / 4,
-    };
-
-    log('GATEWAY_WORKERS=1 vs 2 (the gateway run alone)');
-    const gatewayEnv = { ...common, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', DATA_DIR: path.join(workDir, 'product') };
-    const w1 = await startProcess(
-      'gateway-1-worker',
-      'apps/gateway/src/main.ts',
-      oneWorkerPort,
-      { ...gatewayEnv, PORT: String(oneWorkerPort), GATEWAY_WORKERS: '1' },
-      workDir,
-    );
-    running.push(w1);
-    const w2 = await startProcess(
-      'gateway-2-workers',
-      'apps/gateway/src/main.ts',
-      twoWorkersPort,
-      { ...gatewayEnv, PORT: String(twoWorkersPort), GATEWAY_WORKERS: '2' },
-      workDir,
-    );
-    running.push(w2);
-    const fileGet = routes[0]?.product as BenchRequest;
-    await new Promise((r) => setTimeout(r, 2000)); // both workers of the second gateway listening
-    await expectStatus(oneWorkerPort, fileGet, 200, 'file GET, GATEWAY_WORKERS=1');
-    await expectStatus(twoWorkersPort, fileGet, 200, 'file GET, GATEWAY_WORKERS=2');
-    await load(oneWorkerPort, [fileGet], CONNECTIONS, SETTINGS.warmSeconds);
-    await load(twoWorkersPort, [fileGet], CONNECTIONS, SETTINGS.warmSeconds);
-    const w1Results: LoadResult[] = [];
-    const w2Results: LoadResult[] = [];
-    for (let round = 0; round < SETTINGS.rounds; round++) {
-      w1Results.push(await load(oneWorkerPort, [fileGet], CONNECTIONS));
-      w2Results.push(await load(twoWorkersPort, [fileGet], CONNECTIONS));
-    }
-    const one1 = medianResult(w1Results);
-    const two = medianResult(w2Results);
-    report.workers = { route: 'file metadata GET', one: one1, two, scaling: two.rps / one1.rps };
-    await w1.stop();
-    await w2.stop();
-
-    log(`streams: ${SETTINGS.streamMiB.join(', ')} MiB`);
-    report.streams = (
-      await measureStreams({
-        sizesMiB: SETTINGS.streamMiB,
-        rounds: SETTINGS.streamRounds,
-        product: { port, host, token },
-        baselinePort,
-        diskDir: workDir,
-      })
-    ).map((f) => {
-      const upload = f.uploadMBps.product / f.uploadMBps.baseline;
-      const download = f.downloadMBps.product / f.downloadMBps.baseline;
-      return { ...f, uploadRatio: upload, downloadRatio: download, target: 0.8, met: upload >= 0.8 && download >= 0.8 };
-    });
 
     const markdown = markdownReport(report);
     const outDir = path.resolve(__dirname, '..', 'bench-results');
