@@ -3,7 +3,17 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { instanceUrl, type Config } from '@pds/config';
 import { ApplicationRepository, FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
-import { createBaseApp, finishApp, healthRoutes, openApiRoutes, RateLimit, type Logger, type Metrics } from '@pds/http';
+import {
+  createBaseApp,
+  finishApp,
+  healthRoutes,
+  OPENAPI_PATH,
+  openApiRoutes,
+  RateLimit,
+  scoped,
+  type Logger,
+  type Metrics,
+} from '@pds/http';
 import { BLOB_ROUTE, LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
 import { AccountCache } from './auth/accounts';
@@ -15,7 +25,7 @@ import { applicationsFeature, HttpDexKeySource, type DexKeySource } from './apps
 import { blobRoutes } from './blobs/routes';
 import { consoleFeature } from './console';
 import { instanceCors } from './cors';
-import { dataFeature, debitService } from './data';
+import { DATA_PATHS, dataFeature, debitService } from './data';
 import { FILES_PATH, fileRoutes } from './files/routes';
 import { FileService } from './files/service';
 import { Invalidation } from './instances/invalidation';
@@ -93,15 +103,17 @@ export function createApp(deps: GatewayDeps): Gateway {
   const debits = debitService(db, clock);
   const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock, debits, accounts);
 
+  // Feature routers carry their routes' full paths; each is scoped to its prefixes so that a request
+  // skips the others in one comparison each (see scoped()).
   const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE], metrics: deps.metrics?.requests });
   // Before tenancy and auth: probes answer on any Host.
-  app.use(healthRoutes(gatewayReadiness(deps)));
+  app.use(scoped(['/healthz', '/readyz'], healthRoutes(gatewayReadiness(deps))));
   // Before tenancy: the same document for every Host.
-  app.use(openApiRoutes(gatewayOpenApi()));
+  app.use(scoped([OPENAPI_PATH], openApiRoutes(gatewayOpenApi())));
   const webConsole = consoleFeature(config, db, logger);
   if (webConsole) app.use(webConsole.cluster);
   // Before tenancy: sign-up creates the instance its Host names.
-  app.use(signupRoutes(signup, registry, auth, signupLimit));
+  app.use(scoped(['/api/signup'], signupRoutes(signup, registry, auth, signupLimit)));
 
   app.use(resolveTenant(registry));
   // Before every instance route, blob addresses included: a browser app uploads to them too.
@@ -109,15 +121,15 @@ export function createApp(deps: GatewayDeps): Gateway {
   if (webConsole) app.use(webConsole.instance);
   // The local store's signed addresses carry their own authorisation (S3 serves these itself).
   const fileRepository = new FileRepository(db);
-  if (deps.blobStore instanceof LocalBlobStore) app.use(blobRoutes(deps.blobStore, fileRepository));
+  if (deps.blobStore instanceof LocalBlobStore) app.use(scoped([BLOB_ROUTE], blobRoutes(deps.blobStore, fileRepository)));
   // Dex pushes carry a dex service token in X-Auth-Token, which instance authentication would refuse.
-  app.use(apps.pushRoutes);
+  app.use(scoped(['/api/dex'], apps.pushRoutes));
   // The token routes read and judge tokens themselves (validate must say why a token is refused).
   app.use(authRoutes(auth, new LoginService(auth, limiter)));
   app.use(authenticate(auth));
-  app.use(userRoutes(new UserService(users)));
-  app.use(apps.routes);
-  app.use(dataFeature(db, debits));
+  app.use(scoped(['/users/user'], userRoutes(new UserService(users))));
+  app.use(scoped(['/api/v2.6/applications'], apps.routes));
+  app.use(scoped(DATA_PATHS, dataFeature(db, debits)));
   const files = new FileService({
     files: fileRepository,
     users,

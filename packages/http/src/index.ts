@@ -14,3 +14,4 @@ export * from './strings';
 export * from './url';
 export * from './client-errors';
 export * from './rate-limit';
+export * from './scope';

@@ -20,6 +20,8 @@ export function createBaseApp(
   const app = express();
   if (options.metrics) app.use(options.metrics);
   app.disable('x-powered-by');
+  // No ETag: these are per-caller API answers that no client revalidates, and express would hash every body for it.
+  app.set('etag', false);
   app.set('trust proxy', options.trustProxy ?? false);
   app.use(securityHeaders());
   app.use(accessLog(app, logger));

@@ -20,6 +20,17 @@ import { DataService } from './service';
 
 export { DebitService } from './debits';
 
+/** Where the data feature's routes live (records, batches, links, grants, bundles, debits). */
+export const DATA_PATHS = [
+  '/api/v2.6/data',
+  '/api/v2.6/data-record',
+  '/api/v2.6/data-batch',
+  '/api/v2.6/data-link',
+  '/api/v2.6/data-grants',
+  '/api/v2.6/data-bundle',
+  '/api/v2.6/data-debit',
+];
+
 export function dataFeature(db: GatewayDb, debits: DebitService): Router {
   const grants = new DataGrantRepository(db);
   const access = new DataAccessPolicy(grants);

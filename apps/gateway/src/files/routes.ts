@@ -39,7 +39,9 @@ export function fileRoutes(files: FileService): Router {
   });
 
   router.get('/content/:fileId', async (req, res) => {
-    res.redirect(303, await files.contentAddress(tenantOf(req), viewerOf(req.caller), param(req, 'fileId')));
+    const address = await files.contentAddress(tenantOf(req), viewerOf(req.caller), param(req, 'fileId'));
+    // Location alone: res.redirect would negotiate a small HTML or text body that no client reads.
+    res.status(303).location(address).end();
   });
 
   router.get('/allowAccess/:fileId/:userId', async (req, res) => {
