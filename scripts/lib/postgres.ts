@@ -15,14 +15,18 @@ export interface PostgresServer {
   stop(): Promise<void>;
 }
 
-export async function answers(url: string): Promise<boolean> {
+/** Why a connection to `url` fails (the server's or the network's own words), or undefined when it works. */
+export async function connectionProblem(url: string): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
   try {
     await client.connect();
     await client.query('select 1');
-    return true;
-  } catch {
-    return false;
+    return undefined;
+  } catch (error) {
+    const { code, message } = error as { code?: string; message?: string };
+    // 3D000: the server answers, the database is missing; pnpm start creates its own only when DATABASE_URL is unset.
+    if (code === '3D000') return `${message} (create it, e.g. createdb ${new URL(url).pathname.slice(1)}, or unset DATABASE_URL)`;
+    return message ?? String(error);
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -48,12 +52,13 @@ export async function ensurePostgres(options: {
   log?: (line: string) => void;
 }): Promise<PostgresServer> {
   if (options.configuredUrl) {
-    if (!(await answers(options.configuredUrl))) throw new Error(`PostgreSQL at ${redact(options.configuredUrl)} does not answer`);
+    const problem = await connectionProblem(options.configuredUrl);
+    if (problem) throw new Error(`PostgreSQL at ${redact(options.configuredUrl)}: ${problem}`);
     return { adminUrl: withDatabase(options.configuredUrl, 'postgres'), origin: 'configured', stop: async () => undefined };
   }
   if (options.embedded) return startEmbedded(options.dataDir, { durable: true, log: options.log });
   for (const url of LOCAL_CANDIDATES) {
-    if (await answers(url)) return { adminUrl: url, origin: 'local', stop: async () => undefined };
+    if (!(await connectionProblem(url))) return { adminUrl: url, origin: 'local', stop: async () => undefined };
   }
   // Only tests reach this fallback: their data is thrown away, so durability is traded for speed.
   return startEmbedded(options.dataDir, { durable: false, log: options.log });
