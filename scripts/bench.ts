@@ -61,6 +61,8 @@ async function main(): Promise<void> {
       rmSync(workDir, { recursive: true, force: true });
     })());
   // Ctrl-C still stops what the bench started and drops its databases.
+  // A reader that goes away (`pnpm bench | head`) must not kill the bench before that either: EPIPE is ignored.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUp().then(() => process.exit(130)));
   try {
     const postgres = await ensurePostgres({ configuredUrl: process.env.DATABASE_URL, dataDir: path.join(workDir, 'pg') });
