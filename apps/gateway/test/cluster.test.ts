@@ -10,6 +10,7 @@ import { createDatabaseFrom } from '../../../test/support/templates';
 const ROOT = path.resolve(__dirname, '../../..');
 let primary: ChildProcess;
 let base: string;
+let metricsUrl: string;
 let dropDatabase: () => Promise<void>;
 
 /** Worker process ids under the primary (not its esbuild helper). */
@@ -41,6 +42,8 @@ beforeAll(async () => {
   dropDatabase = database.drop;
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
+  const metricsPort = await freePort();
+  metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   primary = spawn(process.execPath, ['--import', 'tsx', 'apps/gateway/src/main.ts'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -48,6 +51,7 @@ beforeAll(async () => {
       ...process.env,
       GATEWAY_WORKERS: '2',
       PORT: String(port),
+      METRICS_PORT: String(metricsPort),
       CLUSTER_DOMAIN: CLUSTER,
       DATABASE_URL: database.url,
       REDIS_URL: requireEnv('TEST_REDIS_URL'),
@@ -100,6 +104,17 @@ describe('GATEWAY_WORKERS=2', () => {
     }
     expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
     expect(statuses[10]).toBe(429);
+  });
+
+  it("serves both workers' metrics summed on METRICS_PORT", async () => {
+    // Each worker answered about half of the eleven logins above; a single worker's counters would show fewer.
+    const text = await (await fetch(metricsUrl)).text();
+    const logins = text
+      .split('\n')
+      .filter((line) => line.startsWith('http_request_duration_seconds_count{') && line.includes('route="/users/access_token"'))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    expect(logins).toBe(11);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes\{[^}]*\} \d+/m);
   });
 
   it('restarts a worker that dies', async () => {

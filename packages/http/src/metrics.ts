@@ -1,9 +1,10 @@
 // Prometheus metrics of one process, served on their own port (METRICS_PORT on BIND_ADDRESS) so they
 // are never reachable through the public listener. Per request: one histogram observation and a gauge
 // up and down, labelled by route template (never the raw path) and status.
+import cluster from 'node:cluster';
 import http, { type Server } from 'node:http';
 import type { RequestHandler } from 'express';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { closeServer } from './lifecycle';
 
 type JobState = 'waiting' | 'active' | 'delayed' | 'failed';
@@ -119,13 +120,18 @@ export class Metrics {
   }
 }
 
-/** Serves GET /metrics (and /healthz, for probes of processes that have no other listener). */
-export async function serveMetrics(metrics: Metrics, port: number, host: string): Promise<{ server: Server; close(): Promise<void> }> {
+/** Serves GET /metrics from `read` (and /healthz, for probes of processes that have no other listener). */
+export async function serveMetrics(
+  read: () => Promise<string>,
+  contentType: string,
+  port: number,
+  host: string,
+): Promise<{ server: Server; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path === '/metrics') {
-      metrics.registry.metrics().then(
-        (text) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(text),
+      read().then(
+        (text) => res.writeHead(200, { 'Content-Type': contentType }).end(text),
         () => res.writeHead(500, { 'Content-Type': 'text/plain' }).end('metrics failed\n'),
       );
     } else if (req.method === 'GET' && path === '/healthz') {
@@ -141,13 +147,33 @@ export async function serveMetrics(metrics: Metrics, port: number, host: string)
   return { server, close: () => closeServer(server, 1000) };
 }
 
-/** The process's metrics and their listener when METRICS_PORT is set; otherwise nothing is collected. */
+type MetricsConfig = { METRICS_PORT?: number; BIND_ADDRESS: string };
+
+/**
+ * The process's metrics and their listener when METRICS_PORT is set; otherwise nothing is collected.
+ * A node:cluster worker (GATEWAY_WORKERS > 1) does not listen: it hands its registry to the primary,
+ * which serves every worker's metrics summed (startClusterMetrics).
+ */
 export async function startMetrics(
   processName: string,
-  config: { METRICS_PORT?: number; BIND_ADDRESS: string },
+  config: MetricsConfig,
 ): Promise<{ metrics: Metrics; close(): Promise<void> } | undefined> {
   if (config.METRICS_PORT === undefined) return undefined;
   const metrics = new Metrics(processName);
-  const { close } = await serveMetrics(metrics, config.METRICS_PORT, config.BIND_ADDRESS);
+  if (cluster.isWorker) {
+    AggregatorRegistry.setRegistries([metrics.registry]);
+    // Constructing one installs the worker's answer to the primary's requests (prom-client does it nowhere else).
+    new AggregatorRegistry();
+    return { metrics, close: async () => undefined };
+  }
+  const { registry } = metrics;
+  const { close } = await serveMetrics(() => registry.metrics(), registry.contentType, config.METRICS_PORT, config.BIND_ADDRESS);
   return { metrics, close };
+}
+
+/** In the primary of node:cluster workers: METRICS_PORT answers with all workers' metrics, summed by prom-client. */
+export async function startClusterMetrics(config: MetricsConfig): Promise<{ close(): Promise<void> } | undefined> {
+  if (config.METRICS_PORT === undefined) return undefined;
+  const aggregator = new AggregatorRegistry();
+  return serveMetrics(() => aggregator.clusterMetrics(), aggregator.contentType, config.METRICS_PORT, config.BIND_ADDRESS);
 }
