@@ -359,9 +359,13 @@ async function main(): Promise<void> {
         search,
         data,
       ];
+      // The same mix without its logins: each login is one scrypt (N=16384, r=8, ≈40 ms of CPU on libuv's
+      // pool), so at these rates the logins alone take about one of the two cores (docs/performance.md).
+      const withoutLogins = mix.filter((request) => request !== login);
       report.mixed = {
         connections: MIXED_CONNECTIONS,
         result: await load(port, mix, MIXED_CONNECTIONS, SETTINGS.mixedSeconds),
+        withoutLogins: await load(port, withoutLogins, MIXED_CONNECTIONS, SETTINGS.mixedSeconds),
         p99TargetMs: 650 / 4,
       };
     }
