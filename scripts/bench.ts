@@ -224,9 +224,9 @@ async function main(): Promise<void> {
     const load = (p: number, requests: BenchRequest[], connections: number, seconds = SETTINGS.seconds) =>
       runLoad({ port: p, requests, connections, seconds, workDir });
     /** A load run that also measures the server's CPU per request: steadier than req/s on a busy machine. */
-    const loadWithCpu = async (p: number, pid: number, requests: BenchRequest[], connections: number) => {
+    const loadWithCpu = async (p: number, pid: number, requests: BenchRequest[], connections: number, seconds = SETTINGS.seconds) => {
       const before = cpuSeconds(pid);
-      const result = await load(p, requests, connections);
+      const result = await load(p, requests, connections, seconds);
       return { ...result, cpuUsPerRequest: ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, result.requests) };
     };
 
@@ -361,9 +361,15 @@ async function main(): Promise<void> {
         search,
         data,
       ];
+      // The same mix without its logins: each login is one scrypt (N=16384, r=8, ≈40 ms of CPU on libuv's
+      // pool), so at these rates the logins alone take about one of the two cores (docs/performance.md).
+      const withoutLogins = mix.filter((request) => request !== login);
+      const pid = product.process.pid as number;
       report.mixed = {
         connections: MIXED_CONNECTIONS,
-        result: await load(port, mix, MIXED_CONNECTIONS, SETTINGS.mixedSeconds),
+        result: await loadWithCpu(port, pid, mix, MIXED_CONNECTIONS, SETTINGS.mixedSeconds),
+        withoutLogins: await loadWithCpu(port, pid, withoutLogins, MIXED_CONNECTIONS, SETTINGS.mixedSeconds),
+        loginShare: (mix.length - withoutLogins.length) / mix.length,
         p99TargetMs: 650 / 4,
       };
     }

@@ -313,6 +313,40 @@ describe.each(STORES)('Files API on the %s store', (store) => {
       expect(res.body[0]).not.toHaveProperty('permissions');
       expect(res.body[0]).not.toHaveProperty('contentUrl');
     });
+
+    it('renders each hit byte for byte as a GET of the file renders it', async () => {
+      // A New file at an early date, and one with every optional field at the latest date the API takes.
+      const draft = await call(gw, 'post', '/upload', owner(), {
+        name: 'draft.txt',
+        source: 'srch-view',
+        dateCreated: '1901-01-01T00:00:00Z',
+      });
+      expect(draft.status).toBe(200);
+      gw.clock.advance(1);
+      const full = await uploadFile(gw, owner(), {
+        name: 'full "quoted" ü.txt',
+        source: 'srch-view',
+        tags: ['a', 'b\\c'],
+        title: 'Title\twith a tab',
+        description: 'line\nbreak',
+        dateCreated: '9999-12-31T23:59:59.999Z',
+      });
+      await call(gw, 'get', `/allowAccess/${full.fileId}/${bob.userId}?content=true`, owner()).expect(200);
+      // Content addresses are signed with the time of the call: only their presence is compared.
+      const sameAddress = (text: string) => text.replace(/"contentUrl":"[^"]+"/g, '"contentUrl":"…"');
+      const views = [
+        [owner(), [full.fileId, draft.body.fileId]],
+        [asBob(), [full.fileId]],
+      ] as const;
+      for (const [as, expected] of views) {
+        const hits = await call(gw, 'post', '/search', as, { source: 'srch-view' });
+        expect(hits.status).toBe(200);
+        const ids = (hits.body as { fileId: string }[]).map((f) => f.fileId);
+        expect(ids).toEqual(expected);
+        const gets = await Promise.all(ids.map((id) => call(gw, 'get', `/file/${id}`, as)));
+        expect(sameAddress(hits.text)).toBe(sameAddress(`[${gets.map((g) => g.text).join(',')}]`));
+      }
+    });
   });
 
   describe('bulk access', () => {

@@ -1,5 +1,5 @@
 import type { GatewayDb } from './clients';
-import { Prisma, type DataAccess, type DataGrant } from './generated/gateway/client';
+import type { DataAccess, DataGrant } from './generated/gateway/client';
 import { preparedRows, type Rows } from './sql';
 
 export interface StoredRecord {
@@ -46,7 +46,11 @@ export async function insertRows(db: Sql, instanceId: string, userId: string, ro
 
 /** Records of the data tables. Every method takes the instance id first. */
 export class DataRecordRepository {
-  constructor(private readonly db: GatewayDb) {}
+  private readonly rows: Rows;
+
+  constructor(private readonly db: GatewayDb) {
+    this.rows = preparedRows(db.pool);
+  }
 
   /**
    * Inserts the records in one statement, so an array is stored all or nothing, in array order.
@@ -62,17 +66,22 @@ export class DataRecordRepository {
     return rows.map(({ recordId, data }) => ({ recordId, data }));
   }
 
+  /**
+   * A read of every data call: one of four fixed texts (path or insertion order, either direction), each
+   * a prepared statement (packages/db/src/sql.ts), with the path as a bound text[].
+   */
   find(instanceId: string, namespace: string, endpoint: string, query: RecordQuery): Promise<StoredRecord[]> {
-    const direction = query.descending ? Prisma.sql`DESC` : Prisma.sql`ASC`;
+    const direction = query.descending ? 'DESC' : 'ASC';
     // Records without the path sort last either way, as the original system's clients expect.
-    const order = query.orderBy
-      ? Prisma.sql`"data" #> string_to_array(${query.orderBy.join('.')}, '.') ${direction} NULLS LAST, "seq" ASC`
-      : Prisma.sql`"seq" ${direction}`;
-    return this.db.$queryRaw<StoredRecord[]>`
-      SELECT "recordId"::text AS "recordId", "data" FROM "DataRecord"
-      WHERE "instanceId" = ${instanceId}::uuid AND "namespace" = ${namespace} AND "endpoint" = ${endpoint}
-      ORDER BY ${order}
-      OFFSET ${query.skip} LIMIT ${query.take}`;
+    const order = query.orderBy ? `"data" #> $6::text[] ${direction} NULLS LAST, "seq" ASC` : `"seq" ${direction}`;
+    const values: unknown[] = [instanceId, namespace, endpoint, query.skip, query.take];
+    if (query.orderBy) values.push(query.orderBy);
+    return this.rows<StoredRecord>(
+      `SELECT "recordId"::text AS "recordId", "data" FROM "DataRecord"
+       WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3
+       ORDER BY ${order} OFFSET $4 LIMIT $5`,
+      values,
+    );
   }
 
   /** The number of records removed. */

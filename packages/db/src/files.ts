@@ -54,20 +54,40 @@ export interface AbandonedUpload {
 
 type Db = GatewayDb | Prisma.TransactionClient;
 
-/**
- * A file with its permissions in one row (`f` is the file), so a read is one statement and one
- * round trip; the permission subquery is an index range scan on the primary key of FilePermission.
- */
+/** The file's permissions (`f` is the file) as a JSON array: an index range scan on FilePermission's primary key. */
+const FILE_PERMISSIONS = `COALESCE((SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable") ORDER BY p."userId")
+    FROM "FilePermission" p WHERE p."instanceId" = f."instanceId" AND p."fileId" = f."fileId"), '[]'::json) AS "permissions"`;
+
+/** A file with its permissions in one row (`f` is the file), so a read is one statement and one round trip. */
 const FILE_SELECT = `SELECT f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description",
   f."status", f."size", f."contentPublic", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
-  COALESCE((SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable") ORDER BY p."userId")
-    FROM "FilePermission" p WHERE p."instanceId" = f."instanceId" AND p."fileId" = f."fileId"), '[]'::json) AS "permissions"
+  ${FILE_PERMISSIONS}
+  FROM "File" f`;
+
+/**
+ * A timestamp(3) column as `Date.prototype.toISOString` writes it (UTC, milliseconds; years 1–9999,
+ * all the API accepts), so a page of search hits needs no Date parsed and formatted again per row.
+ */
+const isoText = (column: string) => `to_char(f."${column}" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "${column}"`;
+
+/** Only the columns a search hit shows (fewer to decode per row). */
+const LISTING_SELECT = `SELECT f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
+  f."contentPublic", ${isoText('dateCreated')}, ${isoText('lastUpdated')}, ${FILE_PERMISSIONS}
   FROM "File" f`;
 
 const FILE_BY_ID = `${FILE_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = $2`;
 const FILES_BY_IDS = `${FILE_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($2::text[])`;
 
 type FileRow = Omit<FileRecord, 'size'> & { size: string | bigint | null };
+
+/**
+ * A search hit: what a listing shows of a file, with its timestamps already as ISO text and its size
+ * as the decimal text pg gives for int8.
+ */
+export type FileListing = Pick<
+  FileRecord,
+  'fileId' | 'name' | 'source' | 'tags' | 'title' | 'description' | 'status' | 'contentPublic' | 'permissions'
+> & { size: string | null; dateCreated: string; lastUpdated: string };
 
 /** Counter, file and uploader's permission in one statement (see `create`); $1 instance … $11 now. */
 const CREATE_FILE = `WITH counter AS (
@@ -201,12 +221,13 @@ export class FileRepository {
    * built from the template's shape and every value bound. Planned per call, since the best plan
    * depends on the values (a rare tag, a busy user).
    */
-  async search(instanceId: string, template: FileTemplate, scope: FileScope, page: Page): Promise<FileRecord[]> {
+  search(instanceId: string, template: FileTemplate, scope: FileScope, page: Page): Promise<FileListing[]> {
     const { where, values } = searchConditions(instanceId, template, scope);
     values.push(page.take, page.skip);
-    const text = `${FILE_SELECT} WHERE ${where.join(' AND ')}
+    // f."lastUpdated" (qualified) is the column, not the output text of the same name.
+    const text = `${LISTING_SELECT} WHERE ${where.join(' AND ')}
       ORDER BY f."lastUpdated" DESC, f."fileId" LIMIT $${values.length - 1} OFFSET $${values.length}`;
-    return (await this.plain<FileRow>(text, values)).map(fileRecord);
+    return this.plain<FileListing>(text, values);
   }
 
   /** Uploads still New that were started before `createdBefore`, across all instances, oldest first. */

@@ -1,7 +1,7 @@
 // Signed tokens of the local store's addresses (`<baseUrl>/blobs/<token>`): an HMAC-SHA256 over the
 // object key, the one method it allows and its expiry. Nothing is stored server-side, so any gateway
 // holding the master key can honour an address another one issued.
-import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type Hmac, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 export type BlobMethod = 'PUT' | 'GET';
 
@@ -26,7 +26,8 @@ export class AddressSigner {
   sign(objectKey: string, method: BlobMethod, expiresAtMs: number): string {
     const claims: Claims = { k: objectKey, m: method, e: expiresAtMs };
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
-    return `${payload}.${this.mac(payload).toString('base64url')}`;
+    // Encoded by digest itself, with no Buffer in between: a search signs one address per hit.
+    return `${payload}.${this.mac(payload).digest('base64url')}`;
   }
 
   /** The object key the token grants `method` on, or null when it is forged, altered, expired or for another method. */
@@ -35,15 +36,15 @@ export class AddressSigner {
     const [payload, signature, extra] = token.split('.');
     if (!payload || !signature || extra !== undefined) return null;
     const given = Buffer.from(signature, 'base64url');
-    const expected = this.mac(payload);
+    const expected = this.mac(payload).digest();
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     const claims = parseClaims(Buffer.from(payload, 'base64url').toString('utf8'));
     if (!claims || claims.m !== method || nowMs > claims.e) return null;
     return claims.k;
   }
 
-  private mac(payload: string): Buffer {
-    return createHmac('sha256', this.key).update(payload).digest();
+  private mac(payload: string): Hmac {
+    return createHmac('sha256', this.key).update(payload);
   }
 }
 

@@ -23,14 +23,17 @@ export interface FileRights {
   manage: boolean;
 }
 
-export function rightsOn(viewer: Viewer, file: FileRecord): FileRights {
+/** What access decisions read of a file (a full record, or a search hit). */
+type FileAccessFacts = Pick<FileRecord, 'status' | 'contentPublic' | 'permissions'>;
+
+export function rightsOn(viewer: Viewer, file: FileAccessFacts): FileRights {
   if (viewer.kind === 'owner') return { see: true, readContent: true, manage: true };
   const permission = viewer.kind === 'account' ? file.permissions.find((p) => p.userId === viewer.userId) : undefined;
   return { see: permission !== undefined, readContent: file.contentPublic || permission?.contentReadable === true, manage: false };
 }
 
 /** Whether the caller gets a content address: content rights on a Completed file. */
-export function contentReadable(viewer: Viewer, file: FileRecord): boolean {
+export function contentReadable(viewer: Viewer, file: FileAccessFacts): boolean {
   return file.status === 'Completed' && rightsOn(viewer, file).readContent;
 }
 

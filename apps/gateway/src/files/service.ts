@@ -19,7 +19,7 @@ import {
   type Viewer,
 } from './access';
 import { fileIdStem } from './slug';
-import { fileJson, type FileJson } from './view';
+import { fileJson, listingJson, type FileJson } from './view';
 
 export interface NewFileInput {
   name: string;
@@ -150,9 +150,19 @@ export class FileService {
     return this.presentAll(tenant, viewer, await this.deps.files.revokeMatching(tenant.instance.id, template, userId));
   }
 
+  /** As `present` renders each file, with what is the same for every hit worked out once per page. */
   async search(tenant: ResolvedInstance, viewer: Viewer, template: FileTemplate, page: Page): Promise<FileJson[]> {
-    const scope = searchScope(viewer);
-    return this.presentAll(tenant, viewer, await this.deps.files.search(tenant.instance.id, template, scope, page));
+    const files = await this.deps.files.search(tenant.instance.id, template, searchScope(viewer), page);
+    const permissions = showsPermissions(viewer);
+    const signing = this.signing(tenant);
+    return Promise.all(
+      files.map(async (file) => {
+        const contentUrl = contentReadable(viewer, file)
+          ? await this.deps.store.presignGet(this.key(tenant, file.fileId), signing)
+          : undefined;
+        return listingJson(file, { permissions, contentUrl });
+      }),
+    );
   }
 
   private find(tenant: ResolvedInstance, fileId: string): Promise<FileRecord | null> {
