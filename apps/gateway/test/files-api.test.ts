@@ -84,6 +84,7 @@ describe.each(STORES)('Files API on the %s store', (store) => {
       ['tags.0', 'a tag over 128', { name: 'n', source: 's', tags: ['t'.repeat(129)] }],
       ['dateCreated', 'not a date', { name: 'n', source: 's', dateCreated: 'yesterday' }],
       ['dateCreated', 'past year 9999', { name: 'n', source: 's', dateCreated: 1e20 }],
+      ['dateCreated', 'one second before year 1', { name: 'n', source: 's', dateCreated: -62135596801 }],
     ])('answers 400 naming %s (%s) and writes nothing', async (field, _why, body) => {
       const before = await fileTables(gw);
       const res = await call(gw, 'post', '/upload', owner(), body);
@@ -315,11 +316,11 @@ describe.each(STORES)('Files API on the %s store', (store) => {
     });
 
     it('renders each hit byte for byte as a GET of the file renders it', async () => {
-      // A New file at an early date, and one with every optional field at the latest date the API takes.
+      // A New file at the earliest date the API takes, and one with every optional field at the latest date the API takes.
       const draft = await call(gw, 'post', '/upload', owner(), {
         name: 'draft.txt',
         source: 'srch-view',
-        dateCreated: '1901-01-01T00:00:00Z',
+        dateCreated: '0001-01-01T00:00:00Z',
       });
       expect(draft.status).toBe(200);
       gw.clock.advance(1);

@@ -4,7 +4,8 @@ import { z } from 'zod';
 
 const MAX_TAKE = 10_000;
 // JS dates reach ±8.64e15 ms; Postgres timestamps and ISO output need years 0001–9999.
-const MIN_DATE_MS = Date.UTC(1, 0, 1);
+// Not Date.UTC(1, 0, 1): Date.UTC reads years 0–99 as 1900–1999.
+const MIN_DATE_MS = Date.parse('0001-01-01T00:00:00Z');
 const MAX_DATE_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 const limited = (max: number) => z.string().max(max, `must be at most ${max} characters`);
