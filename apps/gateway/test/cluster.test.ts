@@ -41,7 +41,7 @@ beforeAll(async () => {
   dropDatabase = database.drop;
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  primary = spawn(process.execPath, ['--import', 'tsx', 'apps/gateway/src/main.ts'], {
+  primary = spawn(process.execPath, ['--conditions=@pds/source', '--import', 'tsx', 'apps/gateway/src/main.ts'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {
