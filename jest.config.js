@@ -1,6 +1,8 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
+  // The workspace packages from their sources (the "@pds/source" export condition), not a built dist.
+  testEnvironmentOptions: { customExportConditions: ['@pds/source', 'node', 'node-addons'] },
   roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },

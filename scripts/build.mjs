@@ -40,6 +40,8 @@ for (const [app, entries] of Object.entries(apps)) {
     sourcemap: true,
     // Stack traces point at the TypeScript sources without a --enable-source-maps flag.
     banner: { js: 'process.setSourceMapsEnabled(true);' },
+    // The workspace packages from their TypeScript sources, as in development: no package dist is needed.
+    conditions: ['@pds/source', 'module'],
     // pg's optional native binding is never installed; it is only required when asked for.
     external: ['pg-native'],
     metafile: true,

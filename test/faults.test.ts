@@ -231,7 +231,11 @@ describe('kill -9 of the gateway mid-upload', () => {
     };
     const start = async () => {
       // One process (node with tsx's loader, not the tsx launcher and its child), so SIGKILL hits the gateway itself.
-      child = spawn(process.execPath, ['--import', 'tsx', 'apps/gateway/src/main.ts'], { cwd: root, env, stdio: 'ignore' });
+      child = spawn(process.execPath, ['--conditions=@pds/source', '--import', 'tsx', 'apps/gateway/src/main.ts'], {
+        cwd: root,
+        env,
+        stdio: 'ignore',
+      });
       await waitForPort(port, '127.0.0.1', 60_000);
     };
     const url = `http://127.0.0.1:${port}`;
@@ -315,7 +319,7 @@ describe('kill -9 of the worker mid-job', () => {
       MASTER_KEY: gw.config.MASTER_KEY?.toString('hex') as string,
       DATA_DIR: gw.config.DATA_DIR,
     };
-    child = spawn(process.execPath, ['--import', 'tsx', 'apps/gateway/src/worker-main.ts'], {
+    child = spawn(process.execPath, ['--conditions=@pds/source', '--import', 'tsx', 'apps/gateway/src/worker-main.ts'], {
       cwd: root,
       env: { ...process.env, ...env },
       stdio: 'ignore',

@@ -27,7 +27,7 @@ export async function startProcess(
   const out = openSync(log, 'a');
   // BENCH_CPU_PROF=<dir>: each process writes a V8 CPU profile in <dir>/<name>/ when it stops (the largest file is the main thread's) (open it in Chrome's DevTools).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF, name)}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], {
+  const child = spawn(process.execPath, [...profile, '--conditions=@pds/source', '--import', 'tsx', path.join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', out, out],

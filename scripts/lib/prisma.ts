@@ -1,6 +1,7 @@
 // Runs the Prisma CLI for one of the two databases with the settings this platform needs (JS engine,
 // no update checks, no lingering timers).
 import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 // Not from @pds/db's index: jest's global setup loads this without the mapping Prisma's generated client needs.
 import { applyMigrations } from '../../packages/db/src/migrations';
@@ -30,7 +31,27 @@ export function runPrisma(target: Target, args: string[], options: { url?: strin
     },
   );
   if (options.quiet && result.status !== 0) process.stderr.write(result.stdout + result.stderr.toString());
+  if (args[0] === 'generate' && result.status === 0) nameNullTypes(target);
   return result.status ?? 1;
+}
+
+/**
+ * Prisma's generated client exports its JSON null sentinels (DbNull, JsonNull, AnyNull) with the type of a
+ * class the runtime does not export, which TypeScript cannot write into @pds/db's `.d.ts` (TS4094,
+ * prisma/orm#29549). Annotating them with a type query that names the runtime's exported constant gives
+ * the same type a printable name.
+ */
+function nameNullTypes(target: Target): void {
+  for (const file of ['prismaNamespace.ts', 'prismaNamespaceBrowser.ts']) {
+    const filePath = path.join(root, 'packages/db/src/generated', target, 'internal', file);
+    const source = readFileSync(filePath, 'utf8')
+      .replace(
+        /^export const (DbNull|JsonNull|AnyNull) = (runtime\.objectEnumValues\.instances\.\w+)$/gm,
+        'export const $1: typeof $2 = $2',
+      )
+      .replace(/^( {2}(?:DbNull|JsonNull|AnyNull)): (DbNull|JsonNull|AnyNull)(,?)$/gm, '$1: $2 as typeof $2$3');
+    writeFileSync(filePath, source);
+  }
 }
 
 /** Applies pending migrations with the runner production uses (no Prisma CLI); throws naming the one that failed. */

@@ -25,7 +25,9 @@ export class PrivateRedis {
     return `redis://127.0.0.1:${this.port}`;
   }
 
+  /** Starts the server again; a no-op while it runs (a second server would fail to bind and the first would be orphaned). */
   async resume(): Promise<void> {
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null) return;
     this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });

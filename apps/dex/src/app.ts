@@ -41,14 +41,7 @@ export function createDexApp(deps: DexDeps): { app: Express } {
   const instances = new RegisteredInstanceRepository(deps.db);
   const registration = new RegistrationService(clusters, instances, deps.keyFetch, deps.keyFetchEvents, deps.registerWaitMs ?? 5000);
   const verifier = new InstanceTokenVerifier(instances, deps.clock ?? (() => new Date()));
-  const apps = new AppUpdateService(
-    verifier,
-    new AdminRepository(deps.db),
-    clusters,
-    instances,
-    new AppRecordRepository(deps.db),
-    deps.appPush,
-  );
+  const apps = new AppUpdateService(new AdminRepository(deps.db), clusters, instances, new AppRecordRepository(deps.db), deps.appPush);
   const publicKey = publicKeyPem(deps.keys.publicKey);
 
   const app = createBaseApp(deps.logger, { trustProxy: deps.config.TRUST_PROXY, metrics: deps.metrics?.requests });
@@ -64,7 +57,7 @@ export function createDexApp(deps: DexDeps): { app: Express } {
     keyPrefix: `${deps.config.QUEUE_PREFIX}:register`,
   });
   app.use(registrationRoutes(registration, registerLimit));
-  app.use(appRoutes(apps));
+  app.use(appRoutes(apps, verifier));
   finishApp(app);
   return { app };
 }

@@ -11,7 +11,7 @@ import {
   RegisteredInstanceRepository,
 } from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
-import { appPushProducer, blockingRedis, closeWorkers, keyFetchProducer, QUEUE_NAMES, reconcileEvery, runQueue } from '@pds/queue';
+import { appPushProducer, blockingRedis, keyFetchProducer, QUEUE_NAMES, reconcileEvery, runQueue, startJobProcess } from '@pds/queue';
 import { openPrivateKey, signingKeys, type SigningKeys } from '@pds/tokens';
 import { appPushProcessor } from './jobs/app-push';
 import { keyFetchProcessor } from './jobs/key-fetch';
@@ -47,32 +47,29 @@ export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable
   const appPush = appPushProducer(queue);
   // Only for the depth metrics: dex itself queues key fetches.
   const keyFetch = keyFetchProducer(queue);
-  let metrics: Awaited<ReturnType<typeof startMetrics>>;
   const reconcile = () => reconcileDex({ apps, appPush, instances, clock: () => new Date() }, logger);
-  let stopReconciling = () => undefined as void;
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
-  const close = async () => {
-    stopReconciling();
-    await metrics?.close();
-    await closeWorkers(workers, graceMs);
-    await appPush.close();
-    await keyFetch.close();
-    redis.disconnect();
-    await db.$disconnect();
-    logger.flush();
-  };
-  try {
-    await Promise.all(workers.map((w) => w.waitUntilReady()));
-    await reconcile();
-    stopReconciling = reconcileEvery(reconcile, logger);
-    metrics = await startMetrics('dex-worker', config);
-    metrics?.metrics.queues([keyFetch.queue, appPush.queue]);
-    metrics?.metrics.pool(() => poolUse(db));
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  logger.info({ queues: workers.map((w) => w.name), prefix: config.QUEUE_PREFIX }, 'dex worker running');
+  const close = await startJobProcess({
+    name: 'dex worker',
+    logger,
+    workers,
+    producers: [appPush, keyFetch],
+    connection: redis,
+    prefix: config.QUEUE_PREFIX,
+    graceMs,
+    begin: async () => {
+      await reconcile();
+      const metrics = await startMetrics('dex-worker', config);
+      metrics?.metrics.queues([keyFetch.queue, appPush.queue]);
+      metrics?.metrics.pool(() => poolUse(db));
+      const stopReconciling = reconcileEvery(reconcile, logger);
+      return async () => {
+        stopReconciling();
+        await metrics?.close();
+      };
+    },
+    release: () => db.$disconnect(),
+  });
   return { close: once(close), graceMs };
 }

@@ -5,13 +5,13 @@ import { createGatewayDb, databaseChecks, disconnectOnFailure, FileRepository, G
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
 import {
   blockingRedis,
-  closeWorkers,
   dexRegistrationProducer,
   Producer,
   QUEUE_NAMES,
   reconcileEvery,
   runQueue,
   scheduleUploadSweep,
+  startJobProcess,
 } from '@pds/queue';
 import { createBlobStore, LocalBlobStore, objectKey, removeOrphans, S3BlobStore, type BlobStore } from '@pds/storage';
 import { dexRegistrationProcessor } from './jobs/dex-registration';
@@ -52,33 +52,30 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const registration = dexRegistrationProducer(queue);
   // Producers of both queues: the registration requeue, and the depth metrics.
   const sweep = new Producer(QUEUE_NAMES.uploadSweep, queue);
-  let metrics: Awaited<ReturnType<typeof startMetrics>>;
-  let stopReconciling = () => undefined as void;
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
-  const close = async () => {
-    stopReconciling();
-    await metrics?.close();
-    await closeWorkers(workers, graceMs);
-    await registration.close();
-    await sweep.close();
-    redis.disconnect();
-    await db.$disconnect();
-    logger.flush();
-  };
-  try {
-    await Promise.all(workers.map((w) => w.waitUntilReady()));
-    await scheduleUploadSweep(queue, UPLOAD_SWEEP_EVERY_MS);
-    await requeuePendingRegistrations(states, registration, logger);
-    stopReconciling = reconcileEvery(() => requeuePendingRegistrations(states, registration, logger), logger);
-    metrics = await startMetrics('gateway-worker', config);
-    metrics?.metrics.queues([registration.queue, sweep.queue]);
-    metrics?.metrics.pool(() => poolUse(db));
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  logger.info({ queues: workers.map((w) => w.name), prefix: config.QUEUE_PREFIX }, 'gateway worker running');
+  const close = await startJobProcess({
+    name: 'gateway worker',
+    logger,
+    workers,
+    producers: [registration, sweep],
+    connection: redis,
+    prefix: config.QUEUE_PREFIX,
+    graceMs,
+    begin: async () => {
+      await scheduleUploadSweep(queue, UPLOAD_SWEEP_EVERY_MS);
+      await requeuePendingRegistrations(states, registration, logger);
+      const metrics = await startMetrics('gateway-worker', config);
+      metrics?.metrics.queues([registration.queue, sweep.queue]);
+      metrics?.metrics.pool(() => poolUse(db));
+      const stopReconciling = reconcileEvery(() => requeuePendingRegistrations(states, registration, logger), logger);
+      return async () => {
+        stopReconciling();
+        await metrics?.close();
+      };
+    },
+    release: () => db.$disconnect(),
+  });
   return { close: once(close), graceMs };
 }
 

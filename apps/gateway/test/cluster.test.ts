@@ -44,7 +44,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   const metricsPort = await freePort();
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  primary = spawn(process.execPath, ['--import', 'tsx', 'apps/gateway/src/main.ts'], {
+  primary = spawn(process.execPath, ['--conditions=@pds/source', '--import', 'tsx', 'apps/gateway/src/main.ts'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {

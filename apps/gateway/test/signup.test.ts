@@ -35,10 +35,9 @@ describe('POST /api/signup', () => {
   it('queues a new registration even when an earlier one for the address has finished', async () => {
     // A retained finished job with the same id would otherwise swallow the new one (a re-created
     // instance, or a fresh database sharing Redis with an older cluster).
-    const worker = new Worker('dex-registration', async () => undefined, {
-      connection: gw.redis.duplicate({ maxRetriesPerRequest: null }),
-      prefix: gw.redisPrefix,
-    });
+    // BullMQ leaves a connection it is given open on close: the test closes its own.
+    const connection = gw.redis.duplicate({ maxRetriesPerRequest: null });
+    const worker = new Worker('dex-registration', async () => undefined, { connection, prefix: gw.redisPrefix });
     try {
       await request(gw.app).post('/api/signup').set('Host', CLUSTER).send(valid('hank')).expect(201);
       const first = await gw.dexRegistration.queue.getJob('register-hank.pds.test');
@@ -52,6 +51,7 @@ describe('POST /api/signup', () => {
       expect(await again?.getState()).toBe('waiting');
     } finally {
       await worker.close();
+      connection.disconnect();
     }
   });
 

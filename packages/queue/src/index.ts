@@ -157,5 +157,5 @@ export const jobIds = {
   uploadSweep: 'upload-sweep',
 };
 export { errorMessage, isLastAttempt } from './retry';
-export { closeWorkers, reconcileEvery, RECONCILE_EVERY_MS, runQueue, type JobLogger } from './worker';
+export { closeWorkers, reconcileEvery, RECONCILE_EVERY_MS, runQueue, startJobProcess, type JobLogger, type JobProcess } from './worker';
 export * from './connections';

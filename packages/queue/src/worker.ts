@@ -1,5 +1,6 @@
 // A BullMQ worker for one queue, with the failure logging every domain worker wants.
 import { Worker, type Job, type Processor } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { WORKER_OPTIONS, type QueueName, type QueueOptions } from './index';
 import { errorMessage } from './retry';
 
@@ -55,4 +56,51 @@ export function reconcileEvery(task: () => Promise<unknown>, logger: JobLogger):
   }, RECONCILE_EVERY_MS);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+export interface JobProcess {
+  /** For the start-up line: `<name> running`. */
+  name: string;
+  logger: JobLogger & { info(fields: object, message: string): void; flush(): void };
+  workers: Worker[];
+  /** The producers the process holds (requeueing, depth metrics); closed after the workers. */
+  producers: Array<{ close(): Promise<void> }>;
+  /** The workers' blocking connection; disconnected after the producers. */
+  connection: Redis;
+  prefix: string;
+  /** SHUTDOWN_TIMEOUT in ms: how long running jobs may finish on close. */
+  graceMs: number;
+  /**
+   * Runs once every worker is ready (schedules, a first reconciliation, the metrics server) and returns
+   * what stops the work it started; that is stopped first on close.
+   */
+  begin(): Promise<() => Promise<void> | void>;
+  /** Closes what the process opened besides (its database), after everything else. */
+  release(): Promise<void>;
+}
+
+/**
+ * Every job worker process's start and stop, in one order: wait for the workers, `begin`; on close stop
+ * what `begin` started, let running jobs finish (bounded), close the producers, the connection, then
+ * `release`. A start that fails closes what it opened before it rethrows. Returns the close (call it once).
+ */
+export async function startJobProcess(parts: JobProcess): Promise<() => Promise<void>> {
+  let stopBegun: () => Promise<void> | void = () => undefined;
+  const close = async () => {
+    await stopBegun();
+    await closeWorkers(parts.workers, parts.graceMs);
+    for (const producer of parts.producers) await producer.close();
+    parts.connection.disconnect();
+    await parts.release();
+    parts.logger.flush();
+  };
+  try {
+    await Promise.all(parts.workers.map((w) => w.waitUntilReady()));
+    stopBegun = await parts.begin();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  parts.logger.info({ queues: parts.workers.map((w) => w.name), prefix: parts.prefix }, `${parts.name} running`);
+  return close;
 }

@@ -46,7 +46,7 @@ export async function startProduct(): Promise<Product> {
   const [port, dexPort] = [await freePort(), await freePort()];
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pds-browser-'));
   const adminPassword = randomBytes(18).toString('base64url');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+  const child = spawn(process.execPath, ['--conditions=@pds/source', '--import', 'tsx', 'scripts/start.ts'], {
     cwd: REPO,
     env: {
       PATH: process.env.PATH,

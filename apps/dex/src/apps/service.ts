@@ -4,19 +4,18 @@ import { parseAppRecord, type AppRecord } from '@pds/app-record';
 import type { AdminRepository, AppRecordRepository, CertifiedClusterRepository, RegisteredInstanceRepository } from '@pds/db';
 import { ApiError } from '@pds/http';
 import { jobIds, type Producer } from '@pds/queue';
+import type { TokenClaims } from '@pds/tokens';
 import { isDomainName, parseInstanceAddress } from '../address';
-import type { InstanceTokenVerifier } from '../auth';
 
-export interface UpdateRequest {
-  token: string | undefined;
+export interface UpdateInput {
   hatFilter: unknown;
   cluster: unknown;
-  body: unknown;
+  /** The app record to certify. */
+  record: unknown;
 }
 
 export class AppUpdateService {
   constructor(
-    private readonly verifier: InstanceTokenVerifier,
     private readonly admins: AdminRepository,
     private readonly clusters: CertifiedClusterRepository,
     private readonly instances: RegisteredInstanceRepository,
@@ -24,21 +23,20 @@ export class AppUpdateService {
     private readonly appPush: Producer<'app-push'>,
   ) {}
 
-  async update(request: UpdateRequest): Promise<{ message: string; targets: string[] }> {
-    const claims = await this.verifier.verify(request.token);
+  /** `caller`: the verified claims of the token the request came with (an instance's own). */
+  async update(caller: TokenClaims, input: UpdateInput): Promise<{ message: string; targets: string[] }> {
     // An admin is the owner of a listed instance: its users and apps do not inherit the right.
-    if (claims.accessScope !== 'owner' || !(await this.admins.isAdmin(claims.iss))) {
+    if (caller.accessScope !== 'owner' || !(await this.admins.isAdmin(caller.iss))) {
       throw ApiError.forbidden('Only a dex administrator may update applications');
     }
-    const record = parseRecord(request.body);
-    const cluster = parseCluster(request.cluster);
-    if (typeof request.hatFilter !== 'string' || request.hatFilter === '')
+    const record = parseRecord(input.record);
+    const cluster = parseCluster(input.cluster);
+    if (typeof input.hatFilter !== 'string' || input.hatFilter === '')
       throw ApiError.badRequest('hatFilter: is required (an instance address or *)');
     if (!(await this.clusters.isCertified(cluster))) throw ApiError.notFound(`Unknown cluster ${cluster}`);
-    const targets =
-      request.hatFilter === '*' ? await this.instances.registeredIn(cluster) : [await this.target(request.hatFilter, cluster)];
+    const targets = input.hatFilter === '*' ? await this.instances.registeredIn(cluster) : [await this.target(input.hatFilter, cluster)];
 
-    const stored = await this.apps.createVersion(record.id, record, claims.iss, targets);
+    const stored = await this.apps.createVersion(record.id, record, caller.iss, targets);
     for (const push of stored.pushes) {
       await this.appPush.enqueue({ pushId: push.id, address: push.address, record, version: stored.version }, jobIds.appPush(push.id));
     }

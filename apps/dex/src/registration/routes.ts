@@ -8,7 +8,7 @@ export function registrationRoutes(registration: RegistrationService, limit: Rat
   router.post(['/api/users/registerHat', '/api/v3/users/registerHat'], async (req, res) => {
     // No authentication by the spec: the per-client limit bounds what one caller can make dex fetch and store.
     await limit.consume(req.ip ?? 'unknown');
-    const { status, body } = await registration.register((req.body as { hatAddress?: unknown } | undefined)?.hatAddress);
+    const { status, body } = await registration.register({ hatAddress: (req.body as { hatAddress?: unknown } | undefined)?.hatAddress });
     res.status(status).json(body);
   });
   return router;

@@ -19,8 +19,9 @@ export class RegistrationService {
     private readonly waitMs: number,
   ) {}
 
-  async register(hatAddress: unknown): Promise<RegistrationResult> {
-    const { address, cluster } = parseInstanceAddress(hatAddress);
+  /** Anonymous by the spec: there is no caller (the route rate-limits by client instead). */
+  async register(input: { hatAddress: unknown }): Promise<RegistrationResult> {
+    const { address, cluster } = parseInstanceAddress(input.hatAddress);
     if (await this.clusters.isCertified(address))
       throw ApiError.badRequest(`hatAddress: ${address} is a cluster domain, not an instance address`);
     if (!(await this.clusters.isCertified(cluster)))

@@ -24,10 +24,10 @@ export function applicationsFeature(
 ): { pushRoutes: Router; routes: Router; origins: (instanceId: string) => Promise<string[]> } {
   const apps = new ApplicationRepository(db, accounts.changed);
   auth.addGuard(enabledAppGuard(accounts));
-  const service = new ApplicationService(apps, new UserRepository(db, accounts.changed), debits, new DataChangeRepository(db));
+  const service = new ApplicationService(apps, new UserRepository(db, accounts.changed), debits, new DataChangeRepository(db), auth);
   return {
     pushRoutes: dexPushRoutes(new DexPushService(apps, dexKeys, clock)),
-    routes: applicationRoutes(service, auth),
+    routes: applicationRoutes(service),
     origins: (instanceId) => service.origins(instanceId),
   };
 }

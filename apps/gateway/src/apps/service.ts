@@ -1,8 +1,11 @@
 // Apps on an instance: what dex pushed, and the owner's setup, disabling and app tokens.
 import type { AppRecord } from '@pds/app-record';
-import type { Application, ApplicationRepository, DataChangeRepository, GrantSpec, User, UserRepository } from '@pds/db';
+import type { Application, ApplicationRepository, DataChangeRepository, GrantSpec, UserRepository } from '@pds/db';
 import { ApiError } from '@pds/http';
+import type { AuthService } from '../auth/service';
+import { isOwner, requireOwner, type Caller } from '../context';
 import { appDebitKey, appBundle, type DebitService } from '../data/debits';
+import type { ResolvedInstance } from '../instances/registry';
 import { appOrigins, hatApplication, type HatApplication } from './hat-application';
 
 /**
@@ -24,15 +27,29 @@ export function grantsFor(record: AppRecord): GrantSpec[] {
   return [...own, ...declared];
 }
 
+/** Names the app a call is about. */
+export interface AppInput {
+  appId: string;
+}
+
+/** An app token, and the account it is issued to. */
+export interface AppToken {
+  accessToken: string;
+  userId: string;
+}
+
 export class ApplicationService {
   constructor(
     private readonly apps: ApplicationRepository,
     private readonly users: UserRepository,
     private readonly debits: DebitService,
     private readonly records: DataChangeRepository,
+    private readonly auth: AuthService,
   ) {}
 
-  async list(instanceId: string): Promise<HatApplication[]> {
+  async list(tenant: ResolvedInstance, caller: Caller): Promise<HatApplication[]> {
+    requireOwner(caller);
+    const instanceId = tenant.instance.id;
     return Promise.all((await this.apps.list(instanceId)).map((app) => this.status(instanceId, app)));
   }
 
@@ -41,8 +58,68 @@ export class ApplicationService {
     return [...new Set((await this.apps.list(instanceId)).flatMap((app) => appOrigins(app.record as AppRecord)))];
   }
 
+  /** The owner, or the app itself (an app may ask whether it is still enabled). */
+  async get(tenant: ResolvedInstance, caller: Caller, input: AppInput): Promise<HatApplication> {
+    if (!isOwner(caller) && caller.claims.application !== input.appId) throw ApiError.forbidden();
+    return this.status(tenant.instance.id, await this.find(tenant.instance.id, input.appId));
+  }
+
+  /** Creates the app's account and permission sets (again: a re-setup adopts the newest record). */
+  async setUp(tenant: ResolvedInstance, caller: Caller, input: AppInput): Promise<HatApplication> {
+    requireOwner(caller);
+    const instanceId = tenant.instance.id;
+    const app = await this.find(instanceId, input.appId);
+    const result = await this.apps.setUp(instanceId, input.appId, {
+      username: appUsername(input.appId),
+      version: app.version,
+      grants: grantsFor(app.record as AppRecord),
+    });
+    const application = found(input.appId, result?.application ?? null);
+    await this.debits.enableAppDebit(instanceId, app.record as AppRecord, application.userId as string);
+    return this.status(instanceId, application);
+  }
+
+  async disable(tenant: ResolvedInstance, caller: Caller, input: AppInput): Promise<HatApplication> {
+    requireOwner(caller);
+    const instanceId = tenant.instance.id;
+    const app = found(input.appId, await this.apps.setEnabled(instanceId, input.appId, false));
+    await this.debits.disableAppDebit(instanceId, input.appId);
+    return this.status(instanceId, app);
+  }
+
+  /** The owner's app token for the app (in the body only: the X-Auth-Token header carries the owner's own session). */
+  async accessToken(tenant: ResolvedInstance, caller: Caller, input: AppInput): Promise<AppToken> {
+    requireOwner(caller);
+    return this.issue(tenant, await this.find(tenant.instance.id, input.appId));
+  }
+
+  /**
+   * For the owner's login page (`#/hatlogin`): the app's token, only when `redirect` lies on one of
+   * the app's own origins, so a link naming a foreign redirect cannot carry the token away.
+   */
+  async loginRedirect(
+    tenant: ResolvedInstance,
+    caller: Caller,
+    input: AppInput & { redirect: string },
+  ): Promise<AppToken & { redirect: string }> {
+    requireOwner(caller);
+    const app = await this.find(tenant.instance.id, input.appId);
+    let target: URL;
+    try {
+      target = new URL(input.redirect);
+    } catch {
+      throw ApiError.badRequest('redirect: must be an absolute URL');
+    }
+    if (!appOrigins(app.record as AppRecord).includes(target.origin)) {
+      throw ApiError.badRequest(`redirect: ${target.origin} is not an origin of application ${input.appId}`);
+    }
+    const token = await this.issue(tenant, app);
+    target.searchParams.set('token', token.accessToken);
+    return { ...token, redirect: target.toString() };
+  }
+
   /** The app in HAT's shape, with its state computed now: its debit and its newest data. */
-  async status(instanceId: string, app: Application): Promise<HatApplication> {
+  private async status(instanceId: string, app: Application): Promise<HatApplication> {
     const record = app.record as AppRecord;
     const [debitActive, mostRecentData] = await Promise.all([
       appBundle(record) && app.enabled ? this.debits.isActive(instanceId, appDebitKey(record.id)) : Promise.resolve(true),
@@ -51,54 +128,16 @@ export class ApplicationService {
     return hatApplication(app, { debitActive, mostRecentData });
   }
 
-  async get(instanceId: string, appId: string): Promise<Application> {
+  private async find(instanceId: string, appId: string): Promise<Application> {
     return found(appId, await this.apps.find(instanceId, appId));
   }
 
-  /** Creates the app's account and permission sets (again: a re-setup adopts the newest record). */
-  async setUp(instanceId: string, appId: string): Promise<Application> {
-    const app = await this.get(instanceId, appId);
-    const result = await this.apps.setUp(instanceId, appId, {
-      username: appUsername(appId),
-      version: app.version,
-      grants: grantsFor(app.record as AppRecord),
-    });
-    const application = found(appId, result?.application ?? null);
-    await this.debits.enableAppDebit(instanceId, app.record as AppRecord, application.userId as string);
-    return application;
-  }
-
-  async disable(instanceId: string, appId: string): Promise<Application> {
-    const app = found(appId, await this.apps.setEnabled(instanceId, appId, false));
-    await this.debits.disableAppDebit(instanceId, appId);
-    return app;
-  }
-
-  /**
-   * For the owner's login page (`#/hatlogin`): the app's token, only when `redirect` lies on one of
-   * the app's own origins, so a link naming a foreign redirect cannot carry the token away.
-   */
-  async loginRedirect(instanceId: string, appId: string, redirect: string): Promise<{ user: User; redirect: URL }> {
-    const app = await this.get(instanceId, appId);
-    let target: URL;
-    try {
-      target = new URL(redirect);
-    } catch {
-      throw ApiError.badRequest('redirect: must be an absolute URL');
-    }
-    if (!appOrigins(app.record as AppRecord).includes(target.origin)) {
-      throw ApiError.badRequest(`redirect: ${target.origin} is not an origin of application ${appId}`);
-    }
-    return { user: await this.tokenAccount(instanceId, appId), redirect: target };
-  }
-
-  /** The account an app token is issued to: only for an app that is set up and enabled. */
-  async tokenAccount(instanceId: string, appId: string): Promise<User> {
-    const app = await this.get(instanceId, appId);
-    if (!app.setup || !app.enabled || !app.userId) throw ApiError.conflict(`Application ${appId} is not set up and enabled`);
-    const user = await this.users.findById(instanceId, app.userId);
-    if (!user || user.disabled) throw ApiError.conflict(`Application ${appId} has no usable account; set it up again`);
-    return user;
+  /** A token for the app's account: only for an app that is set up and enabled. */
+  private async issue(tenant: ResolvedInstance, app: Application): Promise<AppToken> {
+    if (!app.setup || !app.enabled || !app.userId) throw ApiError.conflict(`Application ${app.appId} is not set up and enabled`);
+    const user = await this.users.findById(tenant.instance.id, app.userId);
+    if (!user || user.disabled) throw ApiError.conflict(`Application ${app.appId} has no usable account; set it up again`);
+    return { accessToken: this.auth.issue(tenant, user, { application: app.appId }), userId: user.id };
   }
 }
 

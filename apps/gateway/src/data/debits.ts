@@ -17,7 +17,8 @@ import { ApiError, parseInput } from '@pds/http';
 import type { Clock } from '@pds/tokens';
 import { z } from 'zod';
 import type { DataAccessPolicy } from './access';
-import type { Caller } from '../context';
+import { requireOwner, type Caller } from '../context';
+import type { ResolvedInstance } from '../instances/registry';
 import { BUNDLE_NAME, bundleSchema, parseBundle, selections, type BundleStructure, type PropertyQuery } from './bundle-input';
 import { requireStorable } from './input';
 import { located, type RecordView } from './service';
@@ -142,52 +143,48 @@ export class DebitService {
     private readonly bundles: DataBundleRepository,
     private readonly debits: DataDebitRepository,
     private readonly users: UserRepository,
+    private readonly access: DataAccessPolicy,
     private readonly clock: Clock,
   ) {}
 
-  async saveBundle(instanceId: string, name: string, input: unknown): Promise<BundleStructure> {
-    const bundle = parseBundle(input);
-    if (bundle.name !== name) throw ApiError.badRequest(`name: must equal the path's bundle name ${name}`);
-    await this.bundles.save(instanceId, name, bundle.bundle);
+  async saveBundle(tenant: ResolvedInstance, caller: Caller, input: { name: string; body: unknown }): Promise<BundleStructure> {
+    requireOwner(caller);
+    const bundle = parseBundle(input.body);
+    if (bundle.name !== input.name) throw ApiError.badRequest(`name: must equal the path's bundle name ${input.name}`);
+    await this.bundles.save(tenant.instance.id, input.name, bundle.bundle);
     return bundle;
   }
 
-  async bundleStructure(instanceId: string, name: string): Promise<BundleStructure> {
-    const stored = BUNDLE_NAME.test(name) ? await this.bundles.find(instanceId, name) : null;
-    if (!stored) throw ApiError.notFound(`Bundle ${name} not found`);
-    return { name: stored.name, bundle: stored.query as BundleStructure['bundle'] };
+  async bundleStructure(tenant: ResolvedInstance, caller: Caller, input: { name: string }): Promise<BundleStructure> {
+    requireOwner(caller);
+    return this.findBundle(tenant.instance.id, input.name);
   }
 
   /** The bundle's records now: `{ property: records }`. */
-  async bundleValues(instanceId: string, bundle: BundleStructure): Promise<Record<string, RecordView[]>> {
-    const values = await this.bundles.evaluate(instanceId, selections(bundle)).catch((error: unknown) => {
-      const code = postgresErrorCode(error) ?? '';
-      if (code === STATEMENT_TIMEOUT_CODE)
-        throw ApiError.unavailable('The bundle took too long to evaluate; narrow its endpoints or filters');
-      if (NOT_A_DATE_CODES.includes(code)) throw ApiError.badRequest('bundle: a date transformation met a stored value that is not a date');
-      throw error;
-    });
-    return Object.fromEntries(Object.entries(values).map(([name, records]) => [name, records.map(bundleRecordView)]));
+  async bundleValues(tenant: ResolvedInstance, caller: Caller, input: { name: string }): Promise<Record<string, RecordView[]>> {
+    requireOwner(caller);
+    return this.evaluate(tenant.instance.id, await this.findBundle(tenant.instance.id, input.name));
   }
 
-  async list(instanceId: string): Promise<DebitView[]> {
+  async list(tenant: ResolvedInstance, caller: Caller): Promise<DebitView[]> {
+    requireOwner(caller);
     const now = this.clock();
-    return (await this.debits.list(instanceId)).map((d) => debitView(d, now));
+    return (await this.debits.list(tenant.instance.id)).map((d) => debitView(d, now));
   }
 
-  async get(instanceId: string, key: string): Promise<DebitWithPermissions> {
-    const debit = DEBIT_KEY.test(key) ? await this.debits.find(instanceId, key) : null;
-    if (!debit) throw ApiError.notFound(`Data Debit ${key} not found`);
-    return debit;
-  }
-
-  view(debit: DebitWithPermissions): DebitView {
-    return debitView(debit, this.clock());
+  /** A debit: the owner's, and its holder's. */
+  async get(tenant: ResolvedInstance, caller: Caller, input: { key: string }): Promise<DebitView> {
+    const debit = await this.find(tenant.instance.id, input.key);
+    this.access.requireDebitReader(caller, debit.holderId);
+    return this.view(debit);
   }
 
   /** A new debit (its bundle saved too), not accepted until the owner enables it; 400 when the key is taken. */
-  async register(instanceId: string, key: string, input: unknown): Promise<DebitView> {
-    const { request, terms, bundle } = await this.parseSetup(instanceId, key, input);
+  async register(tenant: ResolvedInstance, caller: Caller, input: { key: string; body: unknown }): Promise<DebitView> {
+    requireOwner(caller);
+    const instanceId = tenant.instance.id;
+    const { key } = input;
+    const { request, terms, bundle } = await this.parseSetup(instanceId, key, input.body);
     // Checked before the bundle is saved, so a refused request leaves the bundles as they were.
     if (await this.debits.find(instanceId, key)) throw ApiError.badRequest(`Data Debit ${key} already exists`);
     await this.bundles.save(instanceId, bundle.name, bundle.bundle);
@@ -197,35 +194,35 @@ export class DebitService {
   }
 
   /** New terms for a debit; they replace the active ones once the owner enables them. */
-  async update(instanceId: string, key: string, input: unknown): Promise<DebitView> {
-    const { request, terms, bundle } = await this.parseSetup(instanceId, key, input);
-    await this.get(instanceId, key);
+  async update(tenant: ResolvedInstance, caller: Caller, input: { key: string; body: unknown }): Promise<DebitView> {
+    requireOwner(caller);
+    const instanceId = tenant.instance.id;
+    const { key } = input;
+    const { request, terms, bundle } = await this.parseSetup(instanceId, key, input.body);
+    await this.find(instanceId, key);
     await this.bundles.save(instanceId, bundle.name, bundle.bundle);
     return this.view(found(key, await this.debits.addTerms(instanceId, key, terms, request)));
   }
 
-  async enable(instanceId: string, key: string): Promise<DebitView> {
-    await this.get(instanceId, key);
-    return this.view(found(key, await this.debits.enable(instanceId, key)));
+  async enable(tenant: ResolvedInstance, caller: Caller, input: { key: string }): Promise<DebitView> {
+    requireOwner(caller);
+    await this.find(tenant.instance.id, input.key);
+    return this.view(found(input.key, await this.debits.enable(tenant.instance.id, input.key)));
   }
 
-  async disable(instanceId: string, key: string, atPeriodEnd = false): Promise<DebitView> {
-    await this.get(instanceId, key);
-    return this.view(found(key, await this.debits.cancel(instanceId, key, this.clock(), atPeriodEnd)));
+  async disable(tenant: ResolvedInstance, caller: Caller, input: { key: string; atPeriodEnd: boolean }): Promise<DebitView> {
+    requireOwner(caller);
+    await this.find(tenant.instance.id, input.key);
+    return this.view(found(input.key, await this.debits.cancel(tenant.instance.id, input.key, this.clock(), input.atPeriodEnd)));
   }
 
-  /** The bundle's records for the debit's holder, only while the debit is active. */
-  async values(
-    instanceId: string,
-    caller: Caller | undefined,
-    key: string,
-    access: DataAccessPolicy,
-  ): Promise<{ bundle: Record<string, RecordView[]> }> {
-    const debit = await this.get(instanceId, key);
-    access.requireDebitReader(caller, debit.holderId);
+  /** The bundle's records for the debit's holder (and the owner), only while the debit is active. */
+  async values(tenant: ResolvedInstance, caller: Caller, input: { key: string }): Promise<{ bundle: Record<string, RecordView[]> }> {
+    const debit = await this.find(tenant.instance.id, input.key);
+    this.access.requireDebitReader(caller, debit.holderId);
     const active = this.view(debit).permissionsActive;
-    if (!active) throw ApiError.badRequest(`Data Debit ${key} not enabled`);
-    return { bundle: await this.bundleValues(instanceId, active.bundle as BundleStructure) };
+    if (!active) throw ApiError.badRequest(`Data Debit ${input.key} not enabled`);
+    return { bundle: await this.evaluate(tenant.instance.id, active.bundle as BundleStructure) };
   }
 
   /** Whether a debit exists and is active (an app's `active` status needs it). */
@@ -267,6 +264,33 @@ export class DebitService {
   /** On app disable: its debit stops at once. */
   async disableAppDebit(instanceId: string, appId: string): Promise<void> {
     await this.debits.cancel(instanceId, appDebitKey(appId), this.clock());
+  }
+
+  private async find(instanceId: string, key: string): Promise<DebitWithPermissions> {
+    const debit = DEBIT_KEY.test(key) ? await this.debits.find(instanceId, key) : null;
+    if (!debit) throw ApiError.notFound(`Data Debit ${key} not found`);
+    return debit;
+  }
+
+  private view(debit: DebitWithPermissions): DebitView {
+    return debitView(debit, this.clock());
+  }
+
+  private async findBundle(instanceId: string, name: string): Promise<BundleStructure> {
+    const stored = BUNDLE_NAME.test(name) ? await this.bundles.find(instanceId, name) : null;
+    if (!stored) throw ApiError.notFound(`Bundle ${name} not found`);
+    return { name: stored.name, bundle: stored.query as BundleStructure['bundle'] };
+  }
+
+  private async evaluate(instanceId: string, bundle: BundleStructure): Promise<Record<string, RecordView[]>> {
+    const values = await this.bundles.evaluate(instanceId, selections(bundle)).catch((error: unknown) => {
+      const code = postgresErrorCode(error) ?? '';
+      if (code === STATEMENT_TIMEOUT_CODE)
+        throw ApiError.unavailable('The bundle took too long to evaluate; narrow its endpoints or filters');
+      if (NOT_A_DATE_CODES.includes(code)) throw ApiError.badRequest('bundle: a date transformation met a stored value that is not a date');
+      throw error;
+    });
+    return Object.fromEntries(Object.entries(values).map(([name, records]) => [name, records.map(bundleRecordView)]));
   }
 
   private async parseSetup(instanceId: string, key: string, input: unknown) {

@@ -37,10 +37,11 @@ export function dataFeature(db: GatewayDb, debits: DebitService): Router {
   const router = Router();
   router.use(dataRoutes(new DataService(new DataRecordRepository(db), new DataChangeRepository(db), access)));
   router.use(dataGrantRoutes(new DataGrantService(grants, new UserRepository(db))));
-  router.use(debitRoutes(debits, access));
+  router.use(debitRoutes(debits));
   return router;
 }
 
 export function debitService(db: GatewayDb, clock: Clock): DebitService {
-  return new DebitService(new DataBundleRepository(db), new DataDebitRepository(db), new UserRepository(db), clock);
+  const access = new DataAccessPolicy(new DataGrantRepository(db));
+  return new DebitService(new DataBundleRepository(db), new DataDebitRepository(db), new UserRepository(db), access, clock);
 }

@@ -2,6 +2,7 @@
 import type { ChangeCheck, DataChangeRepository, DataRecordRepository, LocatedRecord, RecordQuery, StoredRecord } from '@pds/db';
 import { ApiError } from '@pds/http';
 import type { Caller } from '../context';
+import type { ResolvedInstance } from '../instances/registry';
 import type { DataAccessPolicy } from './access';
 import { parseBatch, parseRecords, parseUpdates, type Table } from './input';
 
@@ -31,41 +32,43 @@ export class DataService {
     private readonly access: DataAccessPolicy,
   ) {}
 
-  async list(instanceId: string, caller: Caller | undefined, table: Table, query: RecordQuery): Promise<RecordView[]> {
-    await this.access.require(instanceId, caller, 'read', table);
-    return (await this.records.find(instanceId, table.namespace, table.endpoint, query)).map(view(table));
+  async list(tenant: ResolvedInstance, caller: Caller, input: { table: Table; query: RecordQuery }): Promise<RecordView[]> {
+    const { table } = input;
+    await this.access.require(tenant.instance.id, caller, 'read', table);
+    return (await this.records.find(tenant.instance.id, table.namespace, table.endpoint, input.query)).map(view(table));
   }
 
-  /** Stores all records of the body or none (`skipErrors`: the valid ones); judged once the caller may write. */
+  /**
+   * Stores all records of the body or none (`skipErrors`: the valid ones); the body is judged once the
+   * caller may write. `single`: the body was one record, not a list.
+   */
   async create(
-    instanceId: string,
-    caller: Caller | undefined,
-    table: Table,
-    body: unknown,
-    skipErrors = false,
+    tenant: ResolvedInstance,
+    caller: Caller,
+    input: { table: Table; body: unknown; skipErrors: boolean },
   ): Promise<{ saved: RecordView[]; single: boolean }> {
-    const writer = await this.access.require(instanceId, caller, 'write', table);
-    const { records, single } = parseRecords(body, skipErrors);
+    const { table } = input;
+    const writer = await this.access.require(tenant.instance.id, caller, 'write', table);
+    const { records, single } = parseRecords(input.body, input.skipErrors);
     if (records.length === 0) return { saved: [], single };
-    const saved = (await this.records.insert(instanceId, writer.user.id, table.namespace, table.endpoint, records)).map(view(table));
-    return { saved, single };
+    const saved = await this.records.insert(tenant.instance.id, writer.user.id, table.namespace, table.endpoint, records);
+    return { saved: saved.map(view(table)), single };
   }
 
   /** Removes every record of the table, whoever wrote it; the number removed. */
-  async deleteAll(instanceId: string, caller: Caller | undefined, table: Table): Promise<number> {
-    await this.access.require(instanceId, caller, 'write', table);
-    return this.records.deleteEndpoint(instanceId, table.namespace, table.endpoint);
+  async deleteAll(tenant: ResolvedInstance, caller: Caller, input: { table: Table }): Promise<number> {
+    await this.access.require(tenant.instance.id, caller, 'write', input.table);
+    return this.records.deleteEndpoint(tenant.instance.id, input.table.namespace, input.table.endpoint);
   }
 
   /** Records across tables, with linked records, in one transaction; every table needs write. */
-  async batch(instanceId: string, caller: Caller | undefined, body: unknown): Promise<RecordView[]> {
-    if (!caller) throw ApiError.notAuthenticated();
-    const items = parseBatch(body);
+  async batch(tenant: ResolvedInstance, caller: Caller, input: { body: unknown }): Promise<RecordView[]> {
+    const items = parseBatch(input.body);
     const tables = items.flatMap((item) => [item.table, ...item.links.map((link) => link.table)]);
-    const writer = await this.access.requireAll(instanceId, caller, 'write', tables);
+    const writer = await this.access.requireAll(tenant.instance.id, caller, 'write', tables);
     const row = ({ table, data }: { table: Table; data: object }) => ({ namespace: table.namespace, endpoint: table.endpoint, data });
     const saved = await this.changes.insertBatch(
-      instanceId,
+      tenant.instance.id,
       writer.user.id,
       items.map((item) => ({ ...row(item), links: item.links.map(row) })),
     );
@@ -73,40 +76,39 @@ export class DataService {
   }
 
   /** One record by id, with the records linked to it: only a record the caller reaches by id. */
-  async get(instanceId: string, caller: Caller | undefined, recordId: string): Promise<RecordView> {
-    if (!caller) throw ApiError.notAuthenticated();
-    const [record] = await this.changes.find(instanceId, [recordId]);
+  async get(tenant: ResolvedInstance, caller: Caller, input: { recordId: string }): Promise<RecordView> {
+    const instanceId = tenant.instance.id;
+    const [record] = await this.changes.find(instanceId, [input.recordId]);
     if (!record || !this.access.reachesById(caller, record)) throw ApiError.badRequest(MISSING.get);
-    const links = (await this.changes.linksOf(instanceId, [recordId])).get(recordId) ?? [];
+    const links = (await this.changes.linksOf(instanceId, [input.recordId])).get(input.recordId) ?? [];
     return { ...located(record), links: links.map(located) };
   }
 
   /** Replaces the data of the caller's records, all or none. */
-  async update(instanceId: string, caller: Caller | undefined, body: unknown): Promise<RecordView[]> {
-    if (!caller) throw ApiError.notAuthenticated();
-    const updates = parseUpdates(body);
-    const check = await this.changeCheck(instanceId, caller, updates.length, MISSING.update);
-    const updated = await this.changes.update(instanceId, updates, check);
+  async update(tenant: ResolvedInstance, caller: Caller, input: { body: unknown }): Promise<RecordView[]> {
+    const updates = parseUpdates(input.body);
+    const check = await this.changeCheck(tenant.instance.id, caller, updates.length, MISSING.update);
+    const updated = await this.changes.update(tenant.instance.id, updates, check);
     return updated.map(located);
   }
 
   /** Removes the caller's records, all or none; the number removed. */
-  async remove(instanceId: string, caller: Caller | undefined, recordIds: string[]): Promise<number> {
-    if (!caller) throw ApiError.notAuthenticated();
-    return this.changes.remove(instanceId, recordIds, await this.changeCheck(instanceId, caller, recordIds.length, MISSING.delete));
+  async remove(tenant: ResolvedInstance, caller: Caller, input: { recordIds: string[] }): Promise<number> {
+    const check = await this.changeCheck(tenant.instance.id, caller, input.recordIds.length, MISSING.delete);
+    return this.changes.remove(tenant.instance.id, input.recordIds, check);
   }
 
   /** Links the caller's records with each other (POST /data-link). */
-  async link(instanceId: string, caller: Caller | undefined, recordIds: string[]): Promise<void> {
-    if (!caller) throw ApiError.notAuthenticated();
-    if (recordIds.length < 2) throw ApiError.badRequest('records: name at least two records to link');
-    await this.changes.group(instanceId, recordIds, await this.changeCheck(instanceId, caller, recordIds.length, MISSING.link));
+  async link(tenant: ResolvedInstance, caller: Caller, input: { recordIds: string[] }): Promise<void> {
+    if (input.recordIds.length < 2) throw ApiError.badRequest('records: name at least two records to link');
+    const check = await this.changeCheck(tenant.instance.id, caller, input.recordIds.length, MISSING.link);
+    await this.changes.group(tenant.instance.id, input.recordIds, check);
   }
 
   /** namespace → endpoints holding records; the owner's. */
-  async sources(instanceId: string, caller: Caller | undefined): Promise<Record<string, string[]>> {
+  async sources(tenant: ResolvedInstance, caller: Caller): Promise<Record<string, string[]>> {
     this.access.requireOwner(caller);
-    return this.changes.sources(instanceId);
+    return this.changes.sources(tenant.instance.id);
   }
 
   /**
