@@ -22,7 +22,16 @@ export interface Report {
   machine: string;
   settings: Record<string, unknown>;
   routes: RouteFigure[];
-  spread?: { instances: number; one: LoadResult; many: LoadResult; ratio: number; target: number; met: boolean };
+  spread?: {
+    instances: number;
+    one: LoadResult;
+    many: LoadResult;
+    ratio: number;
+    /** One-instance CPU per request / many-instances CPU per request. */
+    cpuRatio: number;
+    target: number;
+    met: boolean;
+  };
   memory?: { rssBeforeBytes: number; rssAfterBytes: number; bytesPerActiveInstance: number; targetBytes: number; met: boolean };
   mixed?: { connections: number; result: LoadResult; p99TargetMs: number };
   workers?: { route: string; one: LoadResult; two: LoadResult; scaling: number };
@@ -72,7 +81,7 @@ export function markdownReport(report: Report): string {
   if (report.spread) {
     const s = report.spread;
     lines.push(
-      `| file GET over ${int(s.instances)} instances vs one instance | ${int(s.many.rps)} req/s | ${int(s.one.rps)} req/s (one instance) | ${ratio(s.ratio)} | ≥ ${s.target} | ${mark(s.met)} |`,
+      `| file GET over ${int(s.instances)} active instances vs one instance | ${int(s.many.rps)} req/s${cpu(s.many)} | ${int(s.one.rps)} req/s${cpu(s.one)} (one instance) | ${ratio(s.ratio)} (by CPU/req: ${ratio(s.cpuRatio)}) | ≥ ${s.target} | ${mark(s.met)} |`,
     );
   }
   if (report.memory) {
