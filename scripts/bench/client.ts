@@ -57,3 +57,15 @@ export async function expectStatus(
   const answer = await call(port, request.method, request.path, request.headers, request.body);
   if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status} ${answer.body.slice(0, 300)}`);
 }
+
+/** Sends each request once, a few at a time (the agent's sockets), and fails on any answer but 200. */
+export async function warmEach(
+  port: number,
+  requests: { method: string; path: string; headers: Record<string, string>; body?: string }[],
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < requests.length) await expectStatus(port, requests[next++] as (typeof requests)[number], 200, 'warm-up');
+  };
+  await Promise.all(Array.from({ length: agent.maxSockets }, worker));
+}

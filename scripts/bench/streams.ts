@@ -13,6 +13,13 @@ export interface StreamFigure {
   diskMBps: { write: number; read: number };
 }
 
+/**
+ * A 1 MiB transfer takes a few milliseconds, so one of them per round is mostly scheduling noise on a
+ * shared machine: small sizes repeat the transfer (product and baseline alternately) until a round has
+ * moved this much, and the figure is the median over every transfer.
+ */
+const MIB_PER_ROUND = 16;
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
 
@@ -32,7 +39,8 @@ export async function measureStreams(options: {
     const up = { product: [] as number[], baseline: [] as number[] };
     const down = { product: [] as number[], baseline: [] as number[] };
     const disk = { write: [] as number[], read: [] as number[] };
-    for (let round = 0; round < options.rounds; round++) {
+    const transfers = options.rounds * Math.max(1, Math.round(MIB_PER_ROUND / mib));
+    for (let round = 0; round < transfers; round++) {
       // Product: the three-step upload, then the content redirect and the signed GET.
       const name = `stream-${mib}-${round}-${randomBytes(3).toString('hex')}.bin`;
       const upload = await call(

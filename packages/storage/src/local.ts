@@ -111,7 +111,8 @@ export class LocalBlobStore implements BlobStore {
     const file = await this.open(key);
     if (!file) return null;
     try {
-      const { fileSize, header } = await readHeader(file, key);
+      const { size: fileSize } = await file.stat();
+      const header = parseHeader(await readAt(file, 0, Math.min(fileSize, FIXED_HEADER_BYTES + 255)), fileSize, key);
       return fileSize - header.bytes - TAG_BYTES;
     } finally {
       await file.close();
@@ -125,8 +126,10 @@ export class LocalBlobStore implements BlobStore {
   /**
    * Encrypts `source` into the store under `key`, streaming, and returns the plaintext size. The object
    * appears whole or not at all: bytes go to a temp file that is renamed over the key's file at the end.
+   * On return the object is durable: the file is synced before the rename, its folder after it.
+   * `whenNamed` runs once the object has its name, alongside that last fsync; write waits for both.
    */
-  async write(key: string, source: AsyncIterable<Buffer>, contentType = DEFAULT_TYPE): Promise<number> {
+  async write(key: string, source: AsyncIterable<Buffer>, contentType = DEFAULT_TYPE, whenNamed?: () => Promise<void>): Promise<number> {
     const target = this.pathOf(key);
     // The writer's pid first: a restart can tell which partial files belong to a process that died.
     const temp = path.join(this.tmpDir, `${process.pid}-${randomBytes(16).toString('hex')}`);
@@ -136,6 +139,7 @@ export class LocalBlobStore implements BlobStore {
     const file = await open(temp, 'wx', 0o600);
     const out = new BatchedWriter(file);
     let size = 0;
+    let closed: Promise<void> | undefined;
     try {
       try {
         await out.add(Buffer.concat([MAGIC, iv, Buffer.from([type.length]), type]));
@@ -151,15 +155,51 @@ export class LocalBlobStore implements BlobStore {
         await file.sync();
       } finally {
         await out.settle();
-        await file.close();
+        // Each file operation waits for a worker thread: the closing runs beside the rename.
+        closed = file.close();
       }
-      await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-      await rename(temp, target);
+      try {
+        await this.rename(temp, target, whenNamed);
+      } finally {
+        await closed;
+      }
     } catch (error) {
+      await closed?.catch(() => undefined);
       await rm(temp, { force: true });
       throw error;
     }
     return size;
+  }
+
+  /**
+   * Moves the temp file to its name and makes the name durable: an fsync of the folder (a rename is
+   * not durable until the file system commits on its own), whose opening runs beside the rename. A
+   * key's folder (one of 256) is created by the first object that lands in it, and is then made
+   * durable in the store's folder.
+   */
+  private async rename(temp: string, target: string, whenNamed: (() => Promise<void>) | undefined): Promise<void> {
+    const folder = path.dirname(target);
+    const opening = open(folder, 'r');
+    // Until awaited below: a missing folder is created, then opened again.
+    opening.catch(() => undefined);
+    try {
+      await rename(temp, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        void opening.then((handle) => handle.close()).catch(() => undefined);
+        throw error;
+      }
+      await mkdir(folder, { recursive: true, mode: 0o700 });
+      await syncFolder(this.dir);
+      await rename(temp, target);
+    }
+    const handle = await opening.catch(() => open(folder, 'r'));
+    try {
+      await Promise.all([handle.sync(), whenNamed?.()]);
+    } finally {
+      // Synced: nothing waits for the closing.
+      void handle.close().catch(() => undefined);
+    }
   }
 
   /** The decrypted object, or null when there is none. */
@@ -167,14 +207,16 @@ export class LocalBlobStore implements BlobStore {
     const file = await this.open(key);
     if (!file) return null;
     try {
-      const { fileSize, header } = await readHeader(file, key);
-      const tag = Buffer.alloc(TAG_BYTES);
-      await file.read(tag, 0, TAG_BYTES, fileSize - TAG_BYTES);
-      const decipher = createDecipheriv('aes-256-gcm', this.dataKey, header.iv)
-        .setAAD(additionalData(key, Buffer.from(header.contentType)))
-        .setAuthTag(tag);
+      const { size: fileSize } = await file.stat();
+      // One read brings the header and, for objects up to IO_CHUNK_BYTES, the whole file with its tag.
+      const first = await readAt(file, 0, chunkLength(0, fileSize));
+      const header = parseHeader(first, fileSize, key);
+      const decipher = createDecipheriv('aes-256-gcm', this.dataKey, header.iv).setAAD(
+        additionalData(key, Buffer.from(header.contentType)),
+      );
       const size = fileSize - header.bytes - TAG_BYTES;
-      const plaintext = Readable.from(decryptChunks(file, decipher, header.bytes, fileSize - TAG_BYTES), { objectMode: false });
+      const ciphertext = decryptChunks(file, decipher, { read: first.subarray(header.bytes), until: first.length, fileSize });
+      const plaintext = Readable.from(ciphertext, { objectMode: false });
       // The stream owns the handle from here: it closes when the stream ends, fails or is destroyed (even unread).
       plaintext.once('close', () => void file.close().catch(() => undefined));
       return { size, contentType: header.contentType, stream: plaintext };
@@ -205,33 +247,65 @@ export class LocalBlobStore implements BlobStore {
 }
 
 /**
- * Disk reads and writes move this many bytes at a time: far fewer system calls and stream hand-offs than
- * the 16/64 KiB stream defaults, while a transfer still holds only a few such buffers.
+ * Disk reads and writes move up to this many bytes at a time: far fewer system calls and stream
+ * hand-offs than the 16/64 KiB stream defaults, while a transfer still holds only a few such buffers.
  */
 const IO_CHUNK_BYTES = 1024 * 1024;
+/**
+ * Decrypted bytes go out in pieces of this size, the latest held back until the tag has verified: the
+ * rest of a chunk travels to the client while the next piece is decrypted, and an altered file still
+ * never reaches a reader complete.
+ */
+const SEND_PIECE_BYTES = 256 * 1024;
+
+/** How many bytes to read at `position`: a chunk, stretched so that the tag is never split between two reads. */
+function chunkLength(position: number, fileSize: number): number {
+  const left = fileSize - position;
+  return left - IO_CHUNK_BYTES < TAG_BYTES ? left : IO_CHUNK_BYTES;
+}
+
+async function readAt(file: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length);
+  for (let filled = 0; filled < length;) {
+    const { bytesRead } = await file.read(buffer, filled, length - filled, position + filled);
+    if (bytesRead === 0) throw new Error('stored blob is shorter than its header says');
+    filled += bytesRead;
+  }
+  return buffer;
+}
 
 /**
- * Reads and decrypts `[start, end)` of the file, holding back the latest chunk until the next one (or the
- * tag check) arrives: the last bytes go out only once the tag has verified, so a reader of an altered
- * file never gets a complete body.
+ * Decrypts the file from its first bytes past the header, `start.read`, which end at offset `start.until`
+ * (read already with the header). The last read of the file ends with the tag, checked before the final
+ * piece goes out.
  */
-async function* decryptChunks(file: FileHandle, decipher: DecipherGCM, start: number, end: number): AsyncGenerator<Buffer> {
+async function* decryptChunks(
+  file: FileHandle,
+  decipher: DecipherGCM,
+  start: { read: Buffer; until: number; fileSize: number },
+): AsyncGenerator<Buffer> {
+  const { fileSize } = start;
   let held: Buffer | undefined;
-  for (let position = start; position < end;) {
-    const buffer = Buffer.allocUnsafe(Math.min(IO_CHUNK_BYTES, end - position));
-    const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
-    if (bytesRead === 0) throw new Error('stored blob is shorter than its header says');
-    position += bytesRead;
-    if (held) yield held;
-    held = decipher.update(buffer.subarray(0, bytesRead));
+  let chunk = start.read;
+  for (let position = start.until; ;) {
+    const last = position === fileSize;
+    const ciphertext = last ? chunk.subarray(0, chunk.length - TAG_BYTES) : chunk;
+    if (last) decipher.setAuthTag(chunk.subarray(chunk.length - TAG_BYTES));
+    for (let offset = 0; offset < ciphertext.length; offset += SEND_PIECE_BYTES) {
+      if (held) yield held;
+      held = decipher.update(ciphertext.subarray(offset, offset + SEND_PIECE_BYTES));
+    }
+    if (last) break;
+    chunk = await readAt(file, position, chunkLength(position, fileSize));
+    position += chunk.length;
   }
-  let last: Buffer;
+  let final: Buffer;
   try {
-    last = decipher.final();
+    final = decipher.final();
   } catch {
     throw new Error('stored blob failed its integrity check');
   }
-  yield held ? Buffer.concat([held, last]) : last;
+  yield held ? Buffer.concat([held, final]) : final;
 }
 
 /**
@@ -294,19 +368,29 @@ interface Header {
   bytes: number;
 }
 
-async function readHeader(file: FileHandle, key: string): Promise<{ fileSize: number; header: Header }> {
-  const { size: fileSize } = await file.stat();
-  const fixed = Buffer.alloc(FIXED_HEADER_BYTES);
-  const { bytesRead } = await file.read(fixed, 0, FIXED_HEADER_BYTES, 0);
-  if (bytesRead < FIXED_HEADER_BYTES || !fixed.subarray(0, MAGIC.length).equals(MAGIC)) {
+/** The header at the start of `bytes` (the first read of a file of `fileSize` bytes). */
+function parseHeader(bytes: Buffer, fileSize: number, key: string): Header {
+  if (bytes.length < FIXED_HEADER_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) {
     throw new Error(`stored blob of ${key} has an unknown format`);
   }
-  const typeLength = fixed[FIXED_HEADER_BYTES - 1] as number;
-  const bytes = FIXED_HEADER_BYTES + typeLength;
-  if (fileSize < bytes + TAG_BYTES) throw new Error(`stored blob of ${key} is truncated`);
-  const type = Buffer.alloc(typeLength);
-  await file.read(type, 0, typeLength, FIXED_HEADER_BYTES);
-  return { fileSize, header: { iv: fixed.subarray(MAGIC.length, MAGIC.length + IV_BYTES), contentType: type.toString('latin1'), bytes } };
+  const typeLength = bytes[FIXED_HEADER_BYTES - 1] as number;
+  const headerBytes = FIXED_HEADER_BYTES + typeLength;
+  if (fileSize < headerBytes + TAG_BYTES) throw new Error(`stored blob of ${key} is truncated`);
+  return {
+    iv: bytes.subarray(MAGIC.length, MAGIC.length + IV_BYTES),
+    contentType: bytes.subarray(FIXED_HEADER_BYTES, headerBytes).toString('latin1'),
+    bytes: headerBytes,
+  };
+}
+
+/** An fsync of a folder: what makes a rename or a new entry in it durable. */
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Whether a process with this pid runs on this host (signal 0 checks without signalling). */

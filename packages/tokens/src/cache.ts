@@ -10,7 +10,8 @@ export class VerifiedTokenCache {
   private readonly entries: LRUCache<string, TokenClaims>;
 
   constructor(
-    maxEntries = 50_000,
+    // One session per active instance of a 100,000-instance cluster (the instance registry's size).
+    maxEntries = 100_000,
     /** Counts lookups for the hit-ratio metric (a Metrics.cache counter of @pds/http). */
     private readonly stats?: { hit(): void; miss(): void },
   ) {

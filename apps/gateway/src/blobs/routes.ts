@@ -25,6 +25,30 @@ function grantedKey(store: LocalBlobStore, req: Request, method: 'PUT' | 'GET'):
   return key;
 }
 
+/** Why an upload cannot be taken whatever the state of its file, or undefined. */
+function uploadRefusal(req: Request, maxBytes: number): Error | undefined {
+  if (req.get(SSE_HEADER) !== SSE_VALUE) return ApiError.badRequest(`The upload must carry the header ${SSE_HEADER}: ${SSE_VALUE}`);
+  if (Number(req.get('content-length') ?? 0) > maxBytes) return tooLarge(maxBytes);
+  // A body parser that ran first has drained the stream: storing what is left would lose the data.
+  if (req.body !== undefined) return new Error('the upload body was consumed by a body parser before the blob route');
+  return undefined;
+}
+
+/** The body's chunks while the file may still take them: ends in a 403 once its row says it is dead. */
+async function* whileLive(body: AsyncIterable<Buffer>, live: Promise<boolean>): AsyncGenerator<Buffer> {
+  let known = false;
+  live.then(
+    () => (known = true),
+    () => (known = true),
+  );
+  for await (const chunk of body) {
+    // Stop taking bytes for a dead file (or a failed read) as soon as the answer is in.
+    if (known && !(await live)) break;
+    yield chunk;
+  }
+  if (!(await live)) throw ApiError.forbidden(REFUSED);
+}
+
 export function blobRoutes(store: LocalBlobStore, files: FileRepository): Router {
   const router = Router();
 
@@ -37,21 +61,31 @@ export function blobRoutes(store: LocalBlobStore, files: FileRepository): Router
 
   router.put(`${BLOB_ROUTE}/:token`, async (req, res) => {
     const key = grantedKey(store, req, 'PUT');
-    // A deleted (or swept) file takes no more bytes: they would be orphans no row points to.
-    if (!(await fileLive(req, key))) throw ApiError.forbidden(REFUSED);
-    if (req.get(SSE_HEADER) !== SSE_VALUE) throw ApiError.badRequest(`The upload must carry the header ${SSE_HEADER}: ${SSE_VALUE}`);
-    if (Number(req.get('content-length') ?? 0) > store.maxBytes) throw tooLarge(store.maxBytes);
-    // A body parser that ran first has drained the stream: storing what is left would lose the data.
-    if (req.body !== undefined) throw new Error('the upload body was consumed by a body parser before the blob route');
+    // A deleted (or swept) file takes no more bytes: they would be orphans no row points to. Its row is
+    // read while the bytes arrive (a round trip less to wait for); a refusal waits for it, so a dead
+    // address answers 403 whatever else is wrong, as when the row was read first.
+    const live = fileLive(req, key);
+    // Awaited wherever its answer matters; a failed read must never count as unhandled (e.g. the temp file could not be opened).
+    void live.catch(() => undefined);
+    const refusal = uploadRefusal(req, store.maxBytes);
+    if (refusal) {
+      if (!(await live)) throw ApiError.forbidden(REFUSED);
+      throw refusal;
+    }
+    let deletedMeanwhile = false;
     try {
       // Not destroying the request on a refusal lets the 413 reach the client.
-      await store.write(key, req.iterator({ destroyOnReturn: false }), req.get('content-type'));
+      const body = whileLive(req.iterator({ destroyOnReturn: false }), live);
+      // Read again once the object has its name, while that name is made durable: a delete that came
+      // while the bytes arrived removed the bytes before these landed.
+      await store.write(key, body, req.get('content-type'), async () => {
+        deletedMeanwhile = !(await fileLive(req, key));
+      });
     } catch (error) {
       if (error instanceof BlobTooLargeError) throw tooLarge(store.maxBytes);
       throw error;
     }
-    // Deleted while the bytes arrived: the delete removed the bytes before these landed.
-    if (!(await fileLive(req, key))) {
+    if (deletedMeanwhile) {
       await store.remove(key);
       throw ApiError.forbidden(REFUSED);
     }
