@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { accessLog } from './access-log';
 import { jsonBodyParser } from './body';
+import { useDirectJson } from './json-response';
 import { ApiError, type ErrorKind } from './errors';
 import { checkRequestTarget } from './url';
 import type { Logger } from './logger';
@@ -22,6 +23,7 @@ export function createBaseApp(
   app.disable('x-powered-by');
   // No ETag: these are per-caller API answers that no client revalidates, and express would hash every body for it.
   app.set('etag', false);
+  useDirectJson(app);
   app.set('trust proxy', options.trustProxy ?? false);
   app.use(securityHeaders());
   app.use(accessLog(app, logger));
