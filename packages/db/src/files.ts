@@ -76,6 +76,7 @@ const LISTING_SELECT = `SELECT f."fileId", f."name", f."source", f."tags", f."ti
   FROM "File" f`;
 
 const FILE_BY_ID = `${FILE_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = $2`;
+const LISTING_BY_ID = `${LISTING_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = $2`;
 const FILES_BY_IDS = `${FILE_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($2::text[])`;
 
 type FileRow = Omit<FileRecord, 'size'> & { size: string | bigint | null };
@@ -159,9 +160,15 @@ export class FileRepository {
     return fileRecord(row);
   }
 
-  /** File get, content and every check before a change: one prepared statement. */
+  /** Every check before a change: one prepared statement. */
   find(instanceId: string, fileId: string): Promise<FileRecord | null> {
     return findIn(this.prepared, instanceId, fileId);
+  }
+
+  /** File get and content: the file as a search hit reads it (the columns shown, dates as ISO text), one prepared statement. */
+  async findListing(instanceId: string, fileId: string): Promise<FileListing | null> {
+    const [row] = await this.prepared<FileListing>(LISTING_BY_ID, [instanceId, fileId]);
+    return row ?? null;
   }
 
   /** Moves a New or Completed file to Completed with this size; null when it is missing or Deleted. */

@@ -48,7 +48,7 @@ export function fileNotFound(fileId: string): ApiError {
 }
 
 /** The file, if the caller may see it; else the 404 of a missing file. */
-export function requireVisible(viewer: Viewer, file: FileRecord | null, fileId: string): FileRecord {
+export function requireVisible<F extends FileAccessFacts>(viewer: Viewer, file: F | null, fileId: string): F {
   if (!file || !rightsOn(viewer, file).see) throw fileNotFound(fileId);
   return file;
 }
@@ -72,7 +72,7 @@ export function requireEditable(viewer: Viewer, file: FileRecord | null, fileId:
 }
 
 /** The file, if its content may be served to the caller (public, or content rights) and it is Completed. */
-export function requireContent(viewer: Viewer, file: FileRecord | null, fileId: string): FileRecord {
+export function requireContent<F extends FileAccessFacts>(viewer: Viewer, file: F | null, fileId: string): F {
   if (!file || !contentReadable(viewer, file)) throw fileNotFound(fileId);
   return file;
 }

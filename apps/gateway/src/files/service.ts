@@ -1,7 +1,7 @@
 // The rules of the Files API (CONTRACT §2): states, ids, signed addresses. Who may do what is asked
 // of access.ts; every query goes through the tenant-scoped FileRepository.
 import { z } from 'zod';
-import type { FileMetadata, FileRecord, FileRepository, FileTemplate, Page, UserRepository } from '@pds/db';
+import type { FileListing, FileMetadata, FileRecord, FileRepository, FileTemplate, Page, UserRepository } from '@pds/db';
 import { ApiError } from '@pds/http';
 import { objectKey, type BlobStore } from '@pds/storage';
 import type { Clock } from '@pds/tokens';
@@ -84,12 +84,13 @@ export class FileService {
   }
 
   async get(tenant: ResolvedInstance, viewer: Viewer, fileId: string): Promise<FileJson> {
-    return this.present(tenant, viewer, requireVisible(viewer, await this.find(tenant, fileId), fileId));
+    const file = requireVisible(viewer, await this.deps.files.findListing(tenant.instance.id, fileId), fileId);
+    return this.presentListing(tenant, viewer, file, showsPermissions(viewer), this.signing(tenant));
   }
 
   /** The signed GET address of a file's content; the same 404 for missing and forbidden. */
   async contentAddress(tenant: ResolvedInstance, viewer: Viewer, fileId: string): Promise<string> {
-    const file = requireContent(viewer, await this.find(tenant, fileId), fileId);
+    const file = requireContent(viewer, await this.deps.files.findListing(tenant.instance.id, fileId), fileId);
     return this.deps.store.presignGet(this.key(tenant, file.fileId), this.signing(tenant));
   }
 
@@ -155,14 +156,7 @@ export class FileService {
     const files = await this.deps.files.search(tenant.instance.id, template, searchScope(viewer), page);
     const permissions = showsPermissions(viewer);
     const signing = this.signing(tenant);
-    return Promise.all(
-      files.map(async (file) => {
-        const contentUrl = contentReadable(viewer, file)
-          ? await this.deps.store.presignGet(this.key(tenant, file.fileId), signing)
-          : undefined;
-        return listingJson(file, { permissions, contentUrl });
-      }),
-    );
+    return Promise.all(files.map((file) => this.presentListing(tenant, viewer, file, permissions, signing)));
   }
 
   private find(tenant: ResolvedInstance, fileId: string): Promise<FileRecord | null> {
@@ -180,6 +174,18 @@ export class FileService {
       ? await this.deps.store.presignGet(this.key(tenant, file.fileId), this.signing(tenant))
       : undefined;
     return fileJson(file, { permissions: showsPermissions(viewer), contentUrl });
+  }
+
+  /** As `present`, for a file read as a listing; `permissions` and `signing` are worked out once per page. */
+  private async presentListing(
+    tenant: ResolvedInstance,
+    viewer: Viewer,
+    file: FileListing,
+    permissions: boolean,
+    signing: ReturnType<FileService['signing']>,
+  ): Promise<FileJson> {
+    const contentUrl = contentReadable(viewer, file) ? await this.deps.store.presignGet(this.key(tenant, file.fileId), signing) : undefined;
+    return listingJson(file, { permissions, contentUrl });
   }
 
   private presentAll(tenant: ResolvedInstance, viewer: Viewer, files: FileRecord[]): Promise<FileJson[]> {
