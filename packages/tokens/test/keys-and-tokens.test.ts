@@ -50,7 +50,7 @@ describe('issue and verify', () => {
 
   it('signs with compact keys (private key kept as bytes) exactly as with parsed ones', async () => {
     const pair = await generateRsaKeyPair();
-    const compact = compactSigningKeys(pair.keyId, pair.privateKeyPem);
+    const compact = compactSigningKeys(pair.keyId, pair.privateKeyPem, pair.publicKeyPem);
     const { token, claims } = issueToken(compact, request, NOW);
     expect(verifyToken(token, signingKeys(pair.keyId, pair.privateKeyPem).publicKey, 'alice.pds.test', NOW)).toEqual(claims);
     expect(keyFingerprint(compact.publicKey)).toBe(pair.keyId);

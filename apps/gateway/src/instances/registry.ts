@@ -55,7 +55,11 @@ export class InstanceRegistry implements InvalidationListener {
     const instance = await this.instances.findByAddress(address);
     if (!instance) return null;
     const { privateKeyEnc, dexState: _changedByTheWorker, ...kept } = instance;
-    const resolved = { instance: kept, keys: this.keysOf(instance.id, instance.keyId, privateKeyEnc, cached?.resolved) };
+    // Nothing is parsed here (see compactSigningKeys): opening the sealed key is all a resolution costs.
+    const resolved = {
+      instance: kept,
+      keys: compactSigningKeys(kept.keyId, openPrivateKey(privateKeyEnc, this.masterKey), kept.publicKeyPem),
+    };
     if (generation === this.generation) this.cache.set(address, { resolved, readAt: performance.now() });
     return resolved;
   }
@@ -74,12 +78,5 @@ export class InstanceRegistry implements InvalidationListener {
   forgetAll(): void {
     this.generation++;
     this.cache.clear();
-  }
-
-  /** Re-reading an unchanged instance (cache past its fallback age) keeps its parsed keys. */
-  private keysOf(id: string, keyId: string, privateKeyEnc: string, previous: ResolvedInstance | undefined): SigningKeys {
-    // The key id is the public key's fingerprint: the same id is the same key pair.
-    if (previous && previous.instance.id === id && previous.keys.keyId === keyId) return previous.keys;
-    return compactSigningKeys(keyId, openPrivateKey(privateKeyEnc, this.masterKey));
   }
 }
