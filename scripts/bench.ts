@@ -273,20 +273,25 @@ async function main(): Promise<void> {
       await expectStatus(port, many[many.length - 1] as BenchRequest, 200, 'spread file GET');
       const pid = product.process.pid as number;
       await load(port, one, CONNECTIONS, SETTINGS.warmSeconds);
-      // Before the other instances are active, so the memory figure counts all of them.
+      // The memory figure is what the instances add, not what serving requests grows the heap by: the
+      // same number of requests, sent the same way, first to the one instance, then one to each.
+      await warmEach(
+        port,
+        many.map(() => one[0] as BenchRequest),
+      );
       const rssBefore = residentBytes(pid);
       // The figure is about 10,000 *active* instances: at these rates each one is hit only about once
       // per round, so without this the rounds would measure first requests (key parsing, token
       // verification, account read) rather than the steady state.
       log(`warming each of the ${many.length} instances once`);
       await warmEach(port, many);
+      const rssAfter = residentBytes(pid);
       const oneResults: LoadResult[] = [];
       const manyResults: LoadResult[] = [];
       for (let round = 0; round < SETTINGS.rounds; round++) {
         oneResults.push(await loadWithCpu(port, pid, one, CONNECTIONS));
         manyResults.push(await loadWithCpu(port, pid, many, CONNECTIONS));
       }
-      const rssAfter = residentBytes(pid);
       const oneInstance = medianResult(oneResults);
       const manyInstances = medianResult(manyResults);
       report.spread = {

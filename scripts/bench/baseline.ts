@@ -106,3 +106,6 @@ http
     });
   })
   .listen(Number(env('PORT')), '127.0.0.1', () => console.log('baseline listening'));
+
+// Exit normally on SIGTERM (the bench's stop), so that BENCH_CPU_PROF writes this process's profile too.
+process.once('SIGTERM', () => process.exit(0));
