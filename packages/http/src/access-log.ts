@@ -35,15 +35,19 @@ export function accessLog(app: Express, logger: Logger): RequestHandler {
     },
   });
   return (req, res, next) => {
-    const given = req.headers['x-request-id'];
-    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    req.id = id;
-    res.setHeader('X-Request-Id', id);
-    const started = performance.now();
-    const url = req.url;
-    res.once('close', () => logLine(logger, req, res, id, url, started));
+    res.setHeader('X-Request-Id', logRequest(logger, req, res));
     next();
   };
+}
+
+/** Gives the request its id and logs its line when the response ends; returns the id, for X-Request-Id. */
+export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResponse, started = performance.now()): string {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  req.id = id;
+  const url = req.url ?? '/';
+  res.once('close', () => logLine(logger, req, res, id, url, started));
+  return id;
 }
 
 function logLine(logger: Logger, req: IncomingMessage, res: ServerResponse, id: string, url: string, started: number): void {

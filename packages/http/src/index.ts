@@ -15,3 +15,4 @@ export * from './url';
 export * from './client-errors';
 export * from './rate-limit';
 export * from './scope';
+export * from './hot-lane';

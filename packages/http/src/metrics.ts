@@ -2,7 +2,7 @@
 // are never reachable through the public listener. Per request: one histogram observation and a gauge
 // up and down, labelled by route template (never the raw path) and status.
 import cluster from 'node:cluster';
-import http, { type Server } from 'node:http';
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { closeServer } from './lifecycle';
@@ -43,8 +43,6 @@ export class Metrics {
 
   /** Times every request; mount it first. Unmatched requests share one label value. */
   readonly requests: RequestHandler = (req, res, next) => {
-    const end = this.duration.startTimer();
-    this.inFlight.inc();
     // The template is taken when the router matches a route: a mounted router resets req.baseUrl when
     // an error leaves it, before the response is done.
     let route = 'unmatched';
@@ -57,12 +55,19 @@ export class Metrics {
         if (value) route = `${req.baseUrl}${String(value.path)}`;
       },
     });
-    res.once('close', () => {
-      this.inFlight.dec();
-      end({ method: req.method, route, status: String(res.statusCode) });
-    });
+    this.timeRequest(req, res, () => route);
     next();
   };
+
+  /** Times one request from `started`, labelled when its response ends with the route template `route()` names then. */
+  timeRequest(req: IncomingMessage, res: ServerResponse, route: () => string, started = performance.now()): void {
+    this.inFlight.inc();
+    res.once('close', () => {
+      this.inFlight.dec();
+      const labels = { method: req.method, route: route(), status: String(res.statusCode) };
+      this.duration.observe(labels, (performance.now() - started) / 1000);
+    });
+  }
 
   cache(name: string): HitCounter {
     const hit = this.cacheLookups.labels(name, 'hit');

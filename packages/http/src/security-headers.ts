@@ -4,11 +4,23 @@ import type { RequestHandler } from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
 
 export function securityHeaders(options?: HelmetOptions): RequestHandler {
-  const headers: [string, string][] = [];
+  const fixed = fixedSecurityHeaders(options);
+  // Options whose values depend on the request (CSP nonces) would not fit a fixed set: run helmet then.
+  if (!fixed) return helmet(options) as RequestHandler;
+  return (_req, res, next) => {
+    for (const [name, value] of fixed.set) res.setHeader(name, value);
+    for (const name of fixed.removed) res.removeHeader(name);
+    next();
+  };
+}
+
+/** The headers helmet sets (and removes) on every response, or undefined when they depend on the request. */
+export function fixedSecurityHeaders(options?: HelmetOptions): { set: [string, string][]; removed: string[] } | undefined {
+  const set: [string, string][] = [];
   const removed: string[] = [];
   const recorder = {
     setHeader(name: string, value: string | number | readonly string[]) {
-      headers.push([name, String(value)]);
+      set.push([name, String(value)]);
     },
     removeHeader(name: string) {
       removed.push(name);
@@ -19,13 +31,7 @@ export function securityHeaders(options?: HelmetOptions): RequestHandler {
     if (error) throw error;
     ran = true;
   });
-  // Options whose values depend on the request (CSP nonces) would not fit a fixed set: run helmet then.
-  if (!ran || usesRequestFunctions(options)) return helmet(options) as RequestHandler;
-  return (_req, res, next) => {
-    for (const [name, value] of headers) res.setHeader(name, value);
-    for (const name of removed) res.removeHeader(name);
-    next();
-  };
+  return ran && !usesRequestFunctions(options) ? { set, removed } : undefined;
 }
 
 function usesRequestFunctions(options: HelmetOptions | undefined): boolean {
