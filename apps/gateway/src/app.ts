@@ -11,6 +11,7 @@ import {
   openApiRoutes,
   RateLimit,
   scoped,
+  serveHotRoutes,
   type Logger,
   type Metrics,
 } from '@pds/http';
@@ -30,6 +31,7 @@ import { FILES_PATH, fileRoutes } from './files/routes';
 import { FileService } from './files/service';
 import { Invalidation } from './instances/invalidation';
 import { InstanceRegistry } from './instances/registry';
+import { hotRoutes } from './hot-routes';
 import { gatewayOpenApi } from './openapi';
 import { gatewayReadiness } from './readiness';
 import { resolveTenant } from './instances/tenancy';
@@ -142,6 +144,7 @@ export function createApp(deps: GatewayDeps): Gateway {
   app.use(FILES_PATH, fileRoutes(files));
 
   finishApp(app);
+  serveHotRoutes(app, { logger, metrics: deps.metrics, routes: hotRoutes(registry, auth, files) });
   const provision: Gateway['provision'] = async (owner) => {
     const address = `${owner.username}.${config.CLUSTER_DOMAIN}`;
     if (await registry.resolve(address)) return { address, created: false };

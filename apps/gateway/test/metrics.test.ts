@@ -57,6 +57,19 @@ it('times requests by route template and status, never by raw path', async () =>
   expect(await samples('http_requests_in_flight')).toEqual(['http_requests_in_flight{process="gateway"} 0']);
 });
 
+it('times the requests the hot lane answers (hot-routes.ts) under the same route templates', async () => {
+  const carol = await signUp(gateway.gateway.app, 'carol');
+  for (let i = 0; i < 3; i++)
+    await request(gateway.url).get('/users/access_token/validate').set('Host', carol.address).set('X-Auth-Token', carol.token).expect(200);
+  await request(gateway.url).get('/publickey').set('Host', carol.address).expect(200);
+  const counts = await samples('http_request_duration_seconds_count');
+  expect(counts).toContainEqual(
+    'http_request_duration_seconds_count{process="gateway",method="GET",route="/users/access_token/validate",status="200"} 3',
+  );
+  expect(counts).toContainEqual('http_request_duration_seconds_count{process="gateway",method="GET",route="/publickey",status="200"} 1');
+  expect(await samples('http_requests_in_flight')).toEqual(['http_requests_in_flight{process="gateway"} 0']);
+});
+
 it('counts instance-registry and token-cache hits and misses', async () => {
   const bob = await signUp(gateway.gateway.app, 'bob');
   for (let i = 0; i < 3; i++)
