@@ -338,22 +338,25 @@ class BatchedWriter {
 
   private async flush(): Promise<void> {
     if (this.batchBytes === 0) return;
-    const bytes = this.batch.length === 1 ? (this.batch[0] as Buffer) : Buffer.concat(this.batch, this.batchBytes);
+    const buffers = this.batch;
     this.batch = [];
     this.batchBytes = 0;
     await this.inFlight;
-    const write = writeAll(this.file, bytes);
+    const write = writeAll(this.file, buffers);
     // A failure surfaces at the next flush, end or settle; until then it must not count as unhandled.
     void write.catch(() => undefined);
     this.inFlight = write;
   }
 }
 
-/** A write can be partial; this one is not. */
-async function writeAll(file: FileHandle, bytes: Buffer): Promise<void> {
-  for (let offset = 0; offset < bytes.length;) {
-    const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset);
-    offset += bytesWritten;
+/** One system call for the whole batch, no copy into one buffer first; a write can be partial, this one is not. */
+async function writeAll(file: FileHandle, buffers: Buffer[]): Promise<void> {
+  let { bytesWritten } = await file.writev(buffers);
+  for (const buffer of buffers) {
+    // Rare on a regular file: what a short write left goes out as plain writes.
+    for (let offset = bytesWritten; offset < buffer.length;)
+      offset += (await file.write(buffer, offset, buffer.length - offset)).bytesWritten;
+    bytesWritten = Math.max(0, bytesWritten - buffer.length);
   }
 }
 
