@@ -1,5 +1,6 @@
 // Upload and download through the local store (signed addresses served by the gateway) against the
 // baseline writing the same bytes to a file with one fsync, and reading them back, on the same disk.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,6 +20,16 @@ export interface StreamFigure {
  * moved this much, and the figure is the median over every transfer.
  */
 const MIB_PER_ROUND = 16;
+/** Large sizes take too few transfers for a median otherwise. */
+const MIN_TRANSFERS = 5;
+
+/**
+ * Writes everything dirty to the disk before a timed upload. Each upload ends with an fsync, and on
+ * ext4 an fsync also waits for whatever else is queued for the disk: without this, each transfer pays
+ * for the writeback of the one before it (the product's for the baseline's and the other way round),
+ * which swung the same code's 64 MiB ratio between 0.5 and 1.6 from one run to the next.
+ */
+const settleDisk = () => execFileSync('sync');
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
@@ -39,10 +50,8 @@ export async function measureStreams(options: {
     const up = { product: [] as number[], baseline: [] as number[] };
     const down = { product: [] as number[], baseline: [] as number[] };
     const disk = { write: [] as number[], read: [] as number[] };
-    const transfers = options.rounds * Math.max(1, Math.round(MIB_PER_ROUND / mib));
-    for (let round = 0; round < transfers; round++) {
-      // Product: the three-step upload, then the content redirect and the signed GET.
-      const name = `stream-${mib}-${round}-${randomBytes(3).toString('hex')}.bin`;
+    /** The product: the three-step upload, then the content redirect and the signed GET. */
+    const productTransfer = async (name: string): Promise<void> => {
       const upload = await call(
         product.port,
         'POST',
@@ -53,6 +62,7 @@ export async function measureStreams(options: {
       if (upload.status !== 200) throw new Error(`upload start: ${upload.status} ${upload.body}`);
       const { fileId, contentUrl } = JSON.parse(upload.body) as { fileId: string; contentUrl: string };
       const putUrl = new URL(contentUrl);
+      settleDisk();
       const put = await call(
         product.port,
         'PUT',
@@ -74,16 +84,28 @@ export async function measureStreams(options: {
       const get = await call(product.port, 'GET', getUrl.pathname, { Host: getUrl.host }, undefined, { discardBody: true });
       if (get.status !== 200 || get.bytes !== data.length) throw new Error(`download: ${get.status}, ${get.bytes} bytes`);
       down.product.push(mbps(data.length, get.ms));
+    };
 
+    const baselineTransfer = async (name: string): Promise<void> => {
       const file = `/blob/${name}`;
+      settleDisk();
       const bput = await call(baselinePort, 'PUT', file, { 'Content-Length': String(data.length) }, data);
       if (bput.status !== 200) throw new Error(`baseline upload: ${bput.status}`);
       up.baseline.push(mbps(data.length, bput.ms));
       const bget = await call(baselinePort, 'GET', file, {}, undefined, { discardBody: true });
       if (bget.bytes !== data.length) throw new Error(`baseline download: ${bget.bytes} bytes`);
       down.baseline.push(mbps(data.length, bget.ms));
+    };
+
+    const transfers = Math.max(MIN_TRANSFERS, options.rounds * Math.max(1, Math.round(MIB_PER_ROUND / mib)));
+    for (let round = 0; round < transfers; round++) {
+      const name = `stream-${mib}-${round}-${randomBytes(3).toString('hex')}.bin`;
+      // Who goes first alternates, so neither always follows the other's transfers.
+      const order = round % 2 === 0 ? [productTransfer, baselineTransfer] : [baselineTransfer, productTransfer];
+      for (const transfer of order) await transfer(name);
 
       const plain = path.join(options.diskDir, `plain-${name}`);
+      settleDisk();
       let started = performance.now();
       const handle = await open(plain, 'w');
       await handle.write(data);
