@@ -28,13 +28,20 @@ export function hotRoutes(registry: InstanceRegistry, auth: AuthService, files: 
     req.headers.host ? registry.resolve(addressOfHost(req.headers.host)) : Promise.resolve(null);
   const tokenOf = (req: IncomingMessage): string | undefined => (req.headers['x-auth-token'] as string | undefined) || undefined;
 
-  /** The caller of a request that carries a token (a refused one throws: express answers the 401). */
-  async function callerOf(req: IncomingMessage, tenant: ResolvedInstance): Promise<{ caller?: Caller; headers: [string, string][] }> {
+  /**
+   * The instance and, when a token came, the caller with the refreshed token's header (a refused token
+   * throws: express answers the 401); undefined for a host that is no instance.
+   */
+  async function contextOf(
+    req: IncomingMessage,
+  ): Promise<{ tenant: ResolvedInstance; caller?: Caller; headers: [string, string][] } | undefined> {
+    const tenant = await tenantOf(req);
+    if (!tenant) return undefined;
     const token = tokenOf(req);
-    if (!token) return { headers: [] };
+    if (!token) return { tenant, headers: [] };
     const caller = await auth.authenticate(tenant, token);
     const fresh = auth.refreshed(tenant, caller);
-    return { caller, headers: fresh ? [['X-Auth-Token', fresh]] : [] };
+    return { tenant, caller, headers: fresh ? [['X-Auth-Token', fresh]] : [] };
   }
 
   return [
@@ -60,24 +67,21 @@ export function hotRoutes(registry: InstanceRegistry, auth: AuthService, files: 
       route: `${FILES_PATH}/file/:fileId`,
       path: new RegExp(`^${FILES}/file/${FILE_ID}$`),
       async answer(req, [fileId]) {
-        const tenant = await tenantOf(req);
-        if (!tenant) return undefined;
-        const { caller, headers } = await callerOf(req, tenant);
-        if (!caller) return undefined;
-        return json(await files.get(tenant, viewerOf(caller), fileId as string), headers);
+        const context = await contextOf(req);
+        if (!context?.caller) return undefined;
+        return json(await files.get(context.tenant, viewerOf(context.caller), fileId as string), context.headers);
       },
     },
     {
       route: `${FILES_PATH}/content/:fileId`,
       path: new RegExp(`^${FILES}/content/${FILE_ID}$`),
       async answer(req, [fileId]) {
-        const tenant = await tenantOf(req);
-        if (!tenant) return undefined;
-        const { caller, headers } = await callerOf(req, tenant);
+        const context = await contextOf(req);
+        if (!context) return undefined;
         // The signed address is built from URL-safe parts (address, plain id, base64url signature), so it
         // is what express's res.location would send after encoding it.
-        const address = await files.contentAddress(tenant, viewerOf(caller), fileId as string);
-        return { status: 303, headers: [...headers, ['Location', address]] };
+        const address = await files.contentAddress(context.tenant, viewerOf(context.caller), fileId as string);
+        return { status: 303, headers: [...context.headers, ['Location', address]] };
       },
     },
   ];
