@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import {
   compactSigningKeys,
@@ -6,6 +6,7 @@ import {
   issueToken,
   keyFingerprint,
   openPrivateKey,
+  rsaPublicKeyOf,
   sealPrivateKey,
   signingKeys,
   TokenRefused,
@@ -55,6 +56,20 @@ describe('issue and verify', () => {
     expect(verifyToken(token, signingKeys(pair.keyId, pair.privateKeyPem).publicKey, 'alice.pds.test', NOW)).toEqual(claims);
     expect(keyFingerprint(compact.publicKey)).toBe(pair.keyId);
     expect(compact.privateKey.export({ type: 'pkcs8', format: 'pem' })).toBe(pair.privateKeyPem);
+    expect(verifyToken(token, compact.publicKey, 'alice.pds.test', NOW)).toEqual(claims);
+  });
+
+  it.each([1024, 2048])('finds the RSAPublicKey inside an RSA-%i SubjectPublicKeyInfo as OpenSSL exports it', (bits) => {
+    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: bits });
+    const spki = publicKey.export({ type: 'spki', format: 'der' });
+    expect(rsaPublicKeyOf(spki).equals(publicKey.export({ type: 'pkcs1', format: 'der' }))).toBe(true);
+  });
+
+  it('refuses what is not an RSA SubjectPublicKeyInfo', () => {
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'der' });
+    expect(() => rsaPublicKeyOf(ec)).toThrow('not an RSA public key');
+    expect(() => rsaPublicKeyOf(Buffer.from([0x30, 0x84, 0xff, 0xff, 0xff, 0xff]))).toThrow('not an RSA public key');
+    expect(() => rsaPublicKeyOf(Buffer.alloc(0))).toThrow('not an RSA public key');
   });
 
   it('issues RS256 tokens with kid and the contract claims', () => {
