@@ -10,7 +10,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { call, expectStatus, warmEach } from './bench/client';
 import { loadGenerator, runLoad, type BenchRequest, type LoadResult } from './bench/load';
-import { cpuSeconds, residentBytes, startProcess, type Running } from './bench/processes';
+import { cpuSeconds, settledResidentBytes, startProcess, type Running } from './bench/processes';
 import { markdownReport, type Report } from './bench/report';
 import { instanceByAddress, seedFiles, seedRecords, seedSpread } from './bench/seed';
 import { measureStreams } from './bench/streams';
@@ -279,13 +279,13 @@ async function main(): Promise<void> {
         port,
         many.map(() => one[0] as BenchRequest),
       );
-      const rssBefore = residentBytes(pid);
+      const rssBefore = await settledResidentBytes(pid);
       // The figure is about 10,000 *active* instances: at these rates each one is hit only about once
       // per round, so without this the rounds would measure first requests (key parsing, token
       // verification, account read) rather than the steady state.
       log(`warming each of the ${many.length} instances once`);
       await warmEach(port, many);
-      const rssAfter = residentBytes(pid);
+      const rssAfter = await settledResidentBytes(pid);
       const oneResults: LoadResult[] = [];
       const manyResults: LoadResult[] = [];
       for (let round = 0; round < SETTINGS.rounds; round++) {

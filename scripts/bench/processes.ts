@@ -62,6 +62,22 @@ export function residentBytes(pid: number): number {
   return Number(kib ?? 0) * 1024;
 }
 
+/**
+ * RSS once the process has gone quiet: V8 collects lazily, so right after a burst RSS also counts
+ * whatever garbage the heap holds at that moment, and its memory reducer runs full collections a few
+ * seconds after allocation stops. Polled every second until two readings agree within 0.5 % (or 30 s).
+ */
+export async function settledResidentBytes(pid: number): Promise<number> {
+  let last = residentBytes(pid);
+  for (let waited = 0; waited < 30; waited++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = residentBytes(pid);
+    if (Math.abs(now - last) < last * 0.005) return now;
+    last = now;
+  }
+  return last;
+}
+
 /** CPU seconds (user + system) a process has used so far (Linux; 100 ticks a second). */
 export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
