@@ -1,12 +1,13 @@
 // What the gateway learns about a request before a handler runs: which instance it is for, and who calls.
 import type { Request } from 'express';
 import { ApiError } from '@pds/http';
-import type { User } from '@pds/db';
+import type { Account } from '@pds/db';
 import type { TokenClaims } from '@pds/tokens';
 import type { ResolvedInstance } from './instances/registry';
 
 export interface Caller {
-  user: User;
+  /** The account behind the token, as cached (auth/accounts.ts). */
+  user: Account;
   claims: TokenClaims;
   token: string;
 }

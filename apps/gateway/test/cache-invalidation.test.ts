@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import type { Express } from 'express';
-import { createGatewayDb } from '@pds/db';
+import { createGatewayDb, UserRepository } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { createApp } from '@pds/gateway';
 import { addUser, requireEnv, signUp, STRONG_PASSWORD, type SignedUp, type TestGateway } from '../../../test/support/gateway';
@@ -187,5 +187,13 @@ describe('database round trips on a warm cache', () => {
     expect(await statementsDuring(valid)).toBe(0);
     expect(await statementsDuring(get)).toBe(1);
     expect(await statementsDuring(content)).toBe(1);
+  });
+});
+
+describe('what is cached of an account', () => {
+  it('is the id, the kind and whether it is disabled: never the password hash, e-mail or name', async () => {
+    const instanceId = (await a.registry.resolve(owner.address))?.instance.id as string;
+    const account = await new UserRepository(a.db).findAccount(instanceId, owner.userId);
+    expect(account).toEqual({ id: owner.userId, kind: 'owner', disabled: false });
   });
 });

@@ -4,6 +4,12 @@ import { isUuid, preparedRows, type Rows } from './sql';
 
 const USER_COLUMNS = `"id", "instanceId", "username", "email", "fullName", "passwordHash", "kind", "disabled", "createdAt"`;
 
+/**
+ * What every authenticated request checks of the account behind its token, and all a gateway caches
+ * of it: never the password hash, e-mail or name (docs/performance.md).
+ */
+export type Account = Pick<User, 'id' | 'kind' | 'disabled'>;
+
 /** Told after a change to an instance's accounts is committed (the gateway drops its cached accounts). */
 export type AccountsChanged = (instanceId: string) => Promise<void>;
 
@@ -27,6 +33,15 @@ export class UserRepository {
   }
 
   /** The account behind a token: read on every authenticated request not served from a cache. */
+  async findAccount(instanceId: string, id: string): Promise<Account | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.rows<Account>(
+      `SELECT "id", "kind", "disabled" FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`,
+      [instanceId, id],
+    );
+    return row ?? null;
+  }
+
   async findById(instanceId: string, id: string): Promise<User | null> {
     if (!isUuid(id)) return null;
     const [row] = await this.rows<User>(`SELECT ${USER_COLUMNS} FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`, [

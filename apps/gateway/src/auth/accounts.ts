@@ -4,14 +4,14 @@
 // entries (invalidation.ts), so a disabled account is refused everywhere within moments.
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
-import type { AccountsChanged, Application, ApplicationRepository, User, UserRepository } from '@pds/db';
+import type { Account, AccountsChanged, Application, ApplicationRepository, UserRepository } from '@pds/db';
 import type { Invalidation, InvalidationListener, InvalidationMessage } from '../instances/invalidation';
 
 /** What the app-token check needs of an app. */
 export type AppState = Pick<Application, 'enabled' | 'userId'>;
 
 interface Entry {
-  value: User | AppState | null;
+  value: Account | AppState | null;
   readAt: number;
 }
 
@@ -36,8 +36,8 @@ export class AccountCache implements InvalidationListener {
   /** Call after a change to an instance's accounts or apps is committed. */
   readonly changed: AccountsChanged = (instanceId) => this.invalidation.publish({ kind: 'accounts', instanceId });
 
-  user(instanceId: string, userId: string): Promise<User | null> {
-    return this.cached(instanceId, `user ${userId}`, () => this.users.findById(instanceId, userId)) as Promise<User | null>;
+  user(instanceId: string, userId: string): Promise<Account | null> {
+    return this.cached(instanceId, `user ${userId}`, () => this.users.findAccount(instanceId, userId)) as Promise<Account | null>;
   }
 
   async app(instanceId: string, appId: string): Promise<AppState | null> {

@@ -1,5 +1,5 @@
 // Logging in, authenticating tokens and the sliding refresh: the rules of CONTRACT §1.
-import type { User, UserKind, UserRepository } from '@pds/db';
+import type { Account, User, UserKind, UserRepository } from '@pds/db';
 import {
   type AccessScope,
   type Clock,
@@ -18,7 +18,7 @@ import { DECOY_HASH, verifyPassword } from './passwords';
 const SCOPE_OF_KIND: Record<UserKind, AccessScope> = { owner: 'owner', user: 'user', application: 'application' };
 
 /** Extra checks an account must pass on every request (e.g. an app account's app must be enabled). */
-export type AccountGuard = (tenant: ResolvedInstance, user: User, application: string | undefined) => Promise<boolean>;
+export type AccountGuard = (tenant: ResolvedInstance, user: Account, application: string | undefined) => Promise<boolean>;
 
 export class AuthService {
   private readonly guards: AccountGuard[] = [];
@@ -42,7 +42,7 @@ export class AuthService {
   }
 
   /** A new session token for a user of this instance. */
-  issue(tenant: ResolvedInstance, user: User, options: { application?: string; authTime?: number } = {}): string {
+  issue(tenant: ResolvedInstance, user: Account, options: { application?: string; authTime?: number } = {}): string {
     return issueToken(
       tenant.keys,
       {
