@@ -10,7 +10,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { call, expectStatus, warmEach } from './bench/client';
 import { loadGenerator, runLoad, type BenchRequest, type LoadResult } from './bench/load';
-import { cpuSeconds, settledResidentBytes, startProcess, type Running } from './bench/processes';
+import { cpuSeconds, collectedResidentBytes, startProcess, type Running } from './bench/processes';
 import { markdownReport, type Report } from './bench/report';
 import { instanceByAddress, seedFiles, seedRecords, seedSpread } from './bench/seed';
 import { measureStreams } from './bench/streams';
@@ -105,6 +105,7 @@ async function main(): Promise<void> {
       port,
       { ...common, PORT: String(port), DEX_PORT: String(dexPort), DATA_DIR: path.join(workDir, 'product') },
       workDir,
+      { collectable: true },
     );
     running.push(product);
 
@@ -279,13 +280,13 @@ async function main(): Promise<void> {
         port,
         many.map(() => one[0] as BenchRequest),
       );
-      const rssBefore = await settledResidentBytes(pid);
+      const rssBefore = await collectedResidentBytes(pid);
       // The figure is about 10,000 *active* instances: at these rates each one is hit only about once
       // per round, so without this the rounds would measure first requests (key parsing, token
       // verification, account read) rather than the steady state.
       log(`warming each of the ${many.length} instances once`);
       await warmEach(port, many);
-      const rssAfter = await settledResidentBytes(pid);
+      const rssAfter = await collectedResidentBytes(pid);
       const oneResults: LoadResult[] = [];
       const manyResults: LoadResult[] = [];
       for (let round = 0; round < SETTINGS.rounds; round++) {

@@ -22,16 +22,23 @@ export async function startProcess(
   port: number,
   env: Record<string, string>,
   workDir: string,
+  /** `collectable`: full GCs on SIGUSR2 (gc-on-signal.ts), for collectedResidentBytes. */
+  options: { collectable?: boolean } = {},
 ): Promise<Running> {
   const log = path.join(workDir, `${name}.log`);
   const out = openSync(log, 'a');
   // BENCH_CPU_PROF=<dir>: each process writes a V8 CPU profile in <dir>/<name>/ when it stops (the largest file is the main thread's) (open it in Chrome's DevTools).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF, name)}`] : [];
-  const child = spawn(process.execPath, [...profile, '--conditions=@pds/source', '--import', 'tsx', path.join(ROOT, entry)], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', out, out],
-  });
+  const collectable = options.collectable ? ['--expose-gc', '--import', path.join(ROOT, 'scripts/bench/gc-on-signal.ts')] : [];
+  const child = spawn(
+    process.execPath,
+    [...profile, '--conditions=@pds/source', '--import', 'tsx', ...collectable, path.join(ROOT, entry)],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', out, out],
+    },
+  );
   let exited = false;
   const gone = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
   const stop = async () => {
@@ -63,16 +70,16 @@ export function residentBytes(pid: number): number {
 }
 
 /**
- * RSS once the process has gone quiet: V8 collects lazily, so right after a burst RSS also counts
- * whatever garbage the heap holds at that moment, and its memory reducer runs full collections a few
- * seconds after allocation stops. Polled every second until two readings agree within 0.5 % (or 30 s).
+ * RSS right after full garbage collections of a process started `collectable`: without them RSS also
+ * counts whatever garbage V8 happens to hold. Read once a second until two readings agree within 0.5 %.
  */
-export async function settledResidentBytes(pid: number): Promise<number> {
-  let last = residentBytes(pid);
-  for (let waited = 0; waited < 30; waited++) {
+export async function collectedResidentBytes(pid: number): Promise<number> {
+  process.kill(pid, 'SIGUSR2');
+  let last = 0;
+  for (let waited = 0; waited < 10; waited++) {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const now = residentBytes(pid);
-    if (Math.abs(now - last) < last * 0.005) return now;
+    if (Math.abs(now - last) < now * 0.005) return now;
     last = now;
   }
   return last;
