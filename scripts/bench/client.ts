@@ -20,6 +20,22 @@ export function call(
   body?: string | Buffer,
   options: { discardBody?: boolean } = {},
 ): Promise<Answer> {
+  return send(port, method, path, headers, body, options).catch((error: Error & { reusedSocket?: boolean; code?: string }) => {
+    // A kept-alive socket the server closed (its keep-alive timeout, 5 s) just as this request reused
+    // it: sent again on a new socket, as Node's documentation advises for this race.
+    if (error.reusedSocket && error.code === 'ECONNRESET') return send(port, method, path, headers, body, options);
+    throw error;
+  });
+}
+
+function send(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | Buffer | undefined,
+  options: { discardBody?: boolean },
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
@@ -40,7 +56,7 @@ export function call(
         }),
       );
     });
-    req.once('error', reject);
+    req.once('error', (error: Error & { reusedSocket?: boolean }) => reject(Object.assign(error, { reusedSocket: req.reusedSocket })));
     // A stuck call fails the bench instead of hanging it.
     req.setTimeout(120_000, () => req.destroy(new Error(`${method} ${path} took over 120 s`)));
     req.end(body);
