@@ -1,7 +1,9 @@
 // One HTTP call from the bench process (set-up, checks and the stream transfers), keep-alive.
 import http from 'node:http';
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+// With a timeout of its own set, the agent also honours the server's `Keep-Alive: timeout=5` and drops
+// an idle socket a second before the server would close it (Node 20 ignores that hint otherwise).
+const agent = new http.Agent({ keepAlive: true, maxSockets: 8, timeout: 120_000 });
 
 export interface Answer {
   status: number;
@@ -22,8 +24,10 @@ export function call(
 ): Promise<Answer> {
   return send(port, method, path, headers, body, options).catch((error: Error & { reusedSocket?: boolean; code?: string }) => {
     // A kept-alive socket the server closed (its keep-alive timeout, 5 s) just as this request reused
-    // it: sent again on a new socket, as Node's documentation advises for this race.
-    if (error.reusedSocket && error.code === 'ECONNRESET') return send(port, method, path, headers, body, options);
+    // it: sent again on a new socket, as Node's documentation advises for this race (EPIPE when a
+    // large body was being written).
+    if (error.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE'))
+      return send(port, method, path, headers, body, options);
     throw error;
   });
 }
