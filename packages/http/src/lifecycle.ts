@@ -3,6 +3,7 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { answerClientErrors } from './client-errors';
+import { setHeapGrowth } from './heap';
 
 export interface Stoppable {
   /** Stops gracefully: in-flight work finishes, then connections and pools close. Safe to call twice. */
@@ -59,6 +60,7 @@ export function once(close: () => Promise<void>): () => Promise<void> {
  * the terminal and the primary's SIGTERM for the same stop (the primary enforces the deadline).
  */
 export function runProcess(start: () => Promise<Stoppable>, options: { repeatSignalExits?: boolean } = {}): void {
+  setHeapGrowth();
   Promise.resolve()
     .then(start)
     .then(
