@@ -4,7 +4,7 @@
 // Prints a table of req/s, p50/p99 and the ratio per route, plus the search, stream, 10,000-instance,
 // memory, mixed-traffic and GATEWAY_WORKERS figures; writes bench-results/bench-<time>.json and .md.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -47,6 +47,13 @@ function medianResult(results: LoadResult[]): LoadResult {
     cpuUsPerRequest: results.every((r) => r.cpuUsPerRequest !== undefined) ? pick('cpuUsPerRequest') : undefined,
   };
 }
+
+/** Copies the `.log` files of `workDir` into `dir`. */
+function keepLogs(workDir: string, dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (const name of readdirSync(workDir)) if (name.endsWith('.log')) cpSync(path.join(workDir, name), path.join(dir, name));
+}
+
 const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
 async function main(): Promise<void> {
@@ -58,6 +65,8 @@ async function main(): Promise<void> {
     (cleaned ??= (async () => {
       for (const process of running.reverse()) await process.stop().catch(() => undefined);
       for (const cleanup of cleanups.reverse()) await cleanup().catch((e: unknown) => log(`clean-up: ${String(e)}`));
+      // BENCH_LOGS=<dir>: the processes' logs are kept there; the work folder goes.
+      if (process.env.BENCH_LOGS) keepLogs(workDir, path.resolve(process.env.BENCH_LOGS));
       rmSync(workDir, { recursive: true, force: true });
     })());
   // Ctrl-C still stops what the bench started and drops its databases.
@@ -218,6 +227,7 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       quick,
       loadGenerator: loadGenerator(),
+      cores: os.availableParallelism(),
       machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, node ${process.version}`,
       settings: { ...SETTINGS, connections: CONNECTIONS, searchConnections: SEARCH_CONNECTIONS, mixedConnections: MIXED_CONNECTIONS },
       routes: [],

@@ -29,10 +29,12 @@ export async function startProcess(
   const out = openSync(log, 'a');
   // BENCH_CPU_PROF=<dir>: each process writes a V8 CPU profile in <dir>/<name>/ when it stops (the largest file is the main thread's) (open it in Chrome's DevTools).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF, name)}`] : [];
+  // BENCH_NODE_FLAGS: more flags for every measured process, e.g. `--trace-gc` (its output goes to the process's log).
+  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
   const collectable = options.collectable ? ['--expose-gc', '--import', path.join(ROOT, 'scripts/bench/gc-on-signal.ts')] : [];
   const child = spawn(
     process.execPath,
-    [...profile, '--conditions=@pds/source', '--import', 'tsx', ...collectable, path.join(ROOT, entry)],
+    [...profile, ...extra, '--conditions=@pds/source', '--import', 'tsx', ...collectable, path.join(ROOT, entry)],
     {
       cwd: ROOT,
       env: { ...process.env, ...env },
