@@ -73,7 +73,7 @@ test('a missed route says by how much, and whether its CPU per request meets the
     'validate: 0.30 of the bare throughput against 0.4, short by 25 %; by CPU per request it reaches 0.33: the product spends',
   );
   expect(missed).toContain(
-    'search take=100 (p95): 2.10× the bare p95 against at most 2×, over by 5 %; by CPU per request it reaches 0.67, which meets the target',
+    'search take=100 (p95): 2.10× the bare p95 against at most 2×, over by 5.0 %; by CPU per request it reaches 0.67, which meets the target',
   );
 });
 

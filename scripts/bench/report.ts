@@ -45,7 +45,8 @@ const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n >= 10 ? n.toFixed(0) : n.toFixed(1));
 const mark = (met: boolean) => (met ? 'yes' : '**no**');
 const ratio = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
-const percent = (fraction: number) => `${Math.round(fraction * 100)} %`;
+/** Whole percents, with a decimal below 10 % (a miss by 0.3 % should not read "by 0 %"). */
+const percent = (fraction: number) => `${Math.abs(fraction) < 0.1 ? (fraction * 100).toFixed(1) : Math.round(fraction * 100)} %`;
 const load = (r: LoadResult) => `${int(r.rps)} req/s, p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms`;
 
 const errorKinds = (r: LoadResult) =>
