@@ -145,7 +145,7 @@ function missedTargets(report: Report): string[] {
     ] as const) {
       if (value < s.target)
         missed.push(
-          `local store ${way} of ${s.mib} MiB: ${ratio(value)} of the bare server against ${s.target}, short by ${percent(1 - value / s.target)}; a figure of single transfers, whose medians move by ±0.1 between runs on a shared disk.`,
+          `local store ${way} of ${s.mib} MiB: ${ratio(value)} of the bare server against ${s.target}, short by ${percent(1 - value / s.target)}; the median of single transfers on a disk shared with everything else, whose spread between runs docs/performance.md § Local store streams gives.`,
         );
     }
   }
