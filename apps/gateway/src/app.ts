@@ -87,7 +87,9 @@ export function createApp(deps: GatewayDeps): Gateway {
   });
   const users = new UserRepository(db, accounts.changed);
   const registry = new InstanceRegistry(instances, deps.masterKey, invalidation, { stats: deps.metrics?.cache('instance-registry') });
-  const auth = new AuthService(users, accounts, new VerifiedTokenCache(undefined, deps.metrics?.cache('verified-token')), clock);
+  const auth = new AuthService(users, accounts, new VerifiedTokenCache(undefined, deps.metrics?.cache('verified-token')), clock, (tenant) =>
+    registry.signingKeys(tenant),
+  );
   const limiter = new RateLimit(deps.redis, {
     points: config.LOGIN_RATE_LIMIT,
     durationSeconds: config.LOGIN_RATE_WINDOW,

@@ -40,7 +40,7 @@ export function hotRoutes(registry: InstanceRegistry, auth: AuthService, files: 
     const token = tokenOf(req);
     if (!token) return { tenant, headers: [] };
     const caller = await auth.authenticate(tenant, token);
-    const fresh = auth.refreshed(tenant, caller);
+    const fresh = await auth.refreshed(tenant, caller);
     return { tenant, caller, headers: fresh ? [['X-Auth-Token', fresh]] : [] };
   }
 

@@ -132,6 +132,14 @@ describe('a change made through one gateway', () => {
     expect(await key()).not.toBe(firstKey);
     expect((await validate(b, second.address, second.token)).status).toBe(200);
     expect((await validate(b, first.address, first.token)).status).toBe(401);
+    // B signs with the new instance's key: the one it kept for the old instance went with the change.
+    const login = await request(b)
+      .get('/users/access_token')
+      .set('Host', second.address)
+      .set('username', 'hank')
+      .set('password', STRONG_PASSWORD);
+    expect(login.status).toBe(200);
+    expect((await validate(a.app, second.address, login.body.accessToken)).status).toBe(200);
   });
 });
 
@@ -158,24 +166,24 @@ describe('a gateway that cannot hear invalidations', () => {
   });
 });
 
-describe('database round trips on a warm cache', () => {
-  /** Statements the gateway sends to PostgreSQL while `run` runs (pg and Prisma share this pool). */
-  async function statementsDuring(run: () => Promise<unknown>): Promise<number> {
-    const pool = a.db.pool;
-    const query = pool.query.bind(pool);
-    let count = 0;
-    pool.query = ((...args: Parameters<typeof query>) => {
-      count++;
-      return query(...args);
-    }) as typeof pool.query;
-    try {
-      await run();
-    } finally {
-      pool.query = query;
-    }
-    return count;
+/** Statements the gateway sends to PostgreSQL while `run` runs (pg and Prisma share this pool). */
+async function statementsDuring(run: () => Promise<unknown>): Promise<number> {
+  const pool = a.db.pool;
+  const query = pool.query.bind(pool);
+  let count = 0;
+  pool.query = ((...args: Parameters<typeof query>) => {
+    count++;
+    return query(...args);
+  }) as typeof pool.query;
+  try {
+    await run();
+  } finally {
+    pool.query = query;
   }
+  return count;
+}
 
+describe('database round trips on a warm cache', () => {
   it('answers validate with none, and file get and content with one', async () => {
     const file = await uploadFile(a, { address: owner.address, token: owner.token }, { name: 'warm.txt', source: 'cache' });
     const as = { address: owner.address, token: owner.token };
@@ -187,6 +195,28 @@ describe('database round trips on a warm cache', () => {
     expect(await statementsDuring(valid)).toBe(0);
     expect(await statementsDuring(get)).toBe(1);
     expect(await statementsDuring(content)).toBe(1);
+  });
+});
+
+describe('private keys', () => {
+  it('are opened only to sign: a resolved instance holds its public key alone, and the first log-in reads the private key once', async () => {
+    a.registry.forgetAll();
+    await validate(a.app, owner.address, owner.token).expect(200);
+    const resolved = await a.registry.resolve(owner.address);
+    expect(Object.keys(resolved?.keys ?? {})).not.toContain('privateKey');
+
+    const login = () =>
+      request(a.app)
+        .get('/users/access_token')
+        .set('Host', owner.address)
+        .set('username', owner.username)
+        .set('password', STRONG_PASSWORD)
+        .expect(200);
+    const first = await statementsDuring(login);
+    const next = await statementsDuring(login);
+    expect(first).toBe(next + 1);
+    const token = (await login()).body.accessToken as string;
+    expect((await validate(a.app, owner.address, token)).status).toBe(200);
   });
 });
 

@@ -7,9 +7,9 @@
 // 8–10 full collections a second of a 70–100 MB heap during transfers, 35–75 % of the gateway's main
 // thread, and the local store's transfers at 0.5–0.7 of a bare server's. A factor of 1.35 ended most of
 // them (26 in a run where V8's own factor made 227; the transfers at 1.05–1.65 of the bare server's).
-// Each step up costs memory: the heap V8 keeps committed grows with the limit, and per cached
-// instance that was 3.8 KiB at V8's own factor, 4.6–4.8 at 1.25–1.35 and 5.1 at 1.5 against a budget
-// of 5 (docs/performance.md).
+// Each step up costs memory: the heap V8 keeps committed grows with the limit, by ≈ 0.8 KiB per cached
+// instance at 1.25–1.35 and ≈ 1.3 KiB at 1.5 over V8's own factor, against a budget of 5 KiB
+// (docs/performance.md).
 import v8 from 'node:v8';
 
 /** The heap grows by 35 % of its live size before a full collection (V8 picks between 1.1 and 4 on its own). */

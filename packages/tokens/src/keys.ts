@@ -72,24 +72,42 @@ export function publicKeyPem(key: KeyObject): string {
   return key.export({ type: 'spki', format: 'pem' }).toString();
 }
 
+/** An instance's public key, which is all that verifying its tokens needs. */
+export interface VerifyingKey {
+  keyId: string;
+  publicKey: KeyObject;
+}
+
 /**
- * The same keys, in the form a gateway keeps for each of up to 100,000 instances: bytes, parsed only
- * when used, and no OpenSSL work when an instance is resolved. The private key is kept as its DER
- * (PKCS#8 PEM is the base64 of it; a sealed key opened under the master key is one this cluster
- * made), parsed for each signature: log-ins and refreshes, rare next to verifying, and the parse costs
- * far less than the RSA signature. The public key is kept as its PKCS#1 DER (RSAPublicKey, 270 bytes
- * for RSA-2048) and parsed for each use, a token's first verification (verified tokens are cached):
- * ≈ 5 µs against ≈ 20 µs for the verification. SPKI PEM or DER take ≈ 100 µs to parse (OpenSSL 3's
- * generic decoder), and a parsed key kept per instance, with what that decoding leaves to the
- * allocator, cost ≈ 1.5 KiB more of RSS per instance (docs/performance.md).
+ * The public key in the form a gateway keeps for each of up to 100,000 instances: its PKCS#1 DER
+ * (RSAPublicKey, 270 bytes for RSA-2048) taken out of the SPKI PEM, parsed for each use, a token's
+ * first verification (verified tokens are cached): ≈ 5 µs against ≈ 20 µs for the verification. SPKI
+ * PEM or DER take ≈ 100 µs to parse (OpenSSL 3's generic decoder), and a parsed key kept per instance,
+ * with what that decoding leaves to the allocator, cost ≈ 1.5 KiB more of RSS per instance
+ * (docs/performance.md). No OpenSSL work is done here.
  */
-export function compactSigningKeys(keyId: string, privateKeyPem: string, publicKeyPem: string): SigningKeys {
-  const der = ownBuffer(pemBytes(privateKeyPem));
+export function compactVerifyingKey(keyId: string, publicKeyPem: string): VerifyingKey {
   const rsaPublicKey = ownBuffer(rsaPublicKeyOf(pemBytes(publicKeyPem)));
   return {
     keyId,
     get publicKey() {
       return createPublicKey({ key: rsaPublicKey, format: 'der', type: 'pkcs1' });
+    },
+  };
+}
+
+/**
+ * The signing keys of an instance whose public half is `verifying`, with the private key kept as its
+ * DER (PKCS#8 PEM is the base64 of it; a sealed key opened under the master key is one this cluster
+ * made) and parsed for each signature: log-ins and refreshes, rare next to verifying, and the parse
+ * costs far less than the RSA signature.
+ */
+export function compactSigningKeys(verifying: VerifyingKey, privateKeyPem: string): SigningKeys {
+  const der = ownBuffer(pemBytes(privateKeyPem));
+  return {
+    keyId: verifying.keyId,
+    get publicKey() {
+      return verifying.publicKey;
     },
     get privateKey() {
       return createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });

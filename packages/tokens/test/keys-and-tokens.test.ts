@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import {
   compactSigningKeys,
+  compactVerifyingKey,
   generateRsaKeyPair,
   issueToken,
   keyFingerprint,
@@ -51,7 +52,7 @@ describe('issue and verify', () => {
 
   it('signs with compact keys (private key kept as bytes) exactly as with parsed ones', async () => {
     const pair = await generateRsaKeyPair();
-    const compact = compactSigningKeys(pair.keyId, pair.privateKeyPem, pair.publicKeyPem);
+    const compact = compactSigningKeys(compactVerifyingKey(pair.keyId, pair.publicKeyPem), pair.privateKeyPem);
     const { token, claims } = issueToken(compact, request, NOW);
     expect(verifyToken(token, signingKeys(pair.keyId, pair.privateKeyPem).publicKey, 'alice.pds.test', NOW)).toEqual(claims);
     expect(keyFingerprint(compact.publicKey)).toBe(pair.keyId);

@@ -137,7 +137,7 @@ export class ApplicationService {
     if (!app.setup || !app.enabled || !app.userId) throw ApiError.conflict(`Application ${app.appId} is not set up and enabled`);
     const user = await this.users.findById(tenant.instance.id, app.userId);
     if (!user || user.disabled) throw ApiError.conflict(`Application ${app.appId} has no usable account; set it up again`);
-    return { accessToken: this.auth.issue(tenant, user, { application: app.appId }), userId: user.id };
+    return { accessToken: await this.auth.issue(tenant, user, { application: app.appId }), userId: user.id };
   }
 }
 

@@ -18,6 +18,6 @@ export class LoginService {
     await this.limiter.consume(`${tenant.instance.id}:${client.ip}`);
     const user = await this.auth.checkCredentials(tenant, username, password);
     if (!user) throw ApiError.notAuthenticated();
-    return { accessToken: this.auth.issue(tenant, user), userId: user.id };
+    return { accessToken: await this.auth.issue(tenant, user), userId: user.id };
   }
 }

@@ -30,7 +30,7 @@ export function authenticate(auth: AuthService): RequestHandler {
       if (error instanceof TokenRefused) throw ApiError.notAuthenticated();
       throw error;
     }
-    const fresh = auth.refreshed(tenant, req.caller);
+    const fresh = await auth.refreshed(tenant, req.caller);
     if (fresh) res.setHeader('X-Auth-Token', fresh);
     next();
   };

@@ -61,7 +61,7 @@ export function authRoutes(auth: AuthService, logins: LoginService): Router {
     if (accessToken) {
       try {
         const caller = await auth.authenticate(tenant, accessToken);
-        const token = auth.refreshed(tenant, caller) ?? accessToken;
+        const token = (await auth.refreshed(tenant, caller)) ?? accessToken;
         res.setHeader('X-Auth-Token', token);
         res.json({ accessToken: token, userId: caller.user.id });
         return;

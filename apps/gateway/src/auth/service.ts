@@ -3,6 +3,7 @@ import type { Account, User, UserKind, UserRepository } from '@pds/db';
 import {
   type AccessScope,
   type Clock,
+  type SigningKeys,
   epochSeconds,
   issueToken,
   TOKEN_REFRESH_AFTER_S,
@@ -28,6 +29,8 @@ export class AuthService {
     private readonly accounts: AccountCache,
     private readonly verified: VerifiedTokenCache,
     private readonly clock: Clock,
+    /** The instance's keys for signing (InstanceRegistry.signingKeys). */
+    private readonly signingKeys: (tenant: ResolvedInstance) => Promise<SigningKeys>,
   ) {}
 
   addGuard(guard: AccountGuard): void {
@@ -42,9 +45,9 @@ export class AuthService {
   }
 
   /** A new session token for a user of this instance. */
-  issue(tenant: ResolvedInstance, user: Account, options: { application?: string; authTime?: number } = {}): string {
+  async issue(tenant: ResolvedInstance, user: Account, options: { application?: string; authTime?: number } = {}): Promise<string> {
     return issueToken(
-      tenant.keys,
+      await this.signingKeys(tenant),
       {
         issuer: tenant.instance.address,
         subject: user.id,
@@ -76,10 +79,9 @@ export class AuthService {
   }
 
   /** A fresh token continuing the caller's session when theirs is over an hour old, else undefined. */
-  refreshed(tenant: ResolvedInstance, caller: Caller): string | undefined {
+  async refreshed(tenant: ResolvedInstance, caller: Caller): Promise<string | undefined> {
     const now = epochSeconds(this.clock);
     if (now - caller.claims.iat < TOKEN_REFRESH_AFTER_S) return undefined;
-    const token = this.issue(tenant, caller.user, { application: caller.claims.application, authTime: caller.claims.auth_time });
-    return token;
+    return this.issue(tenant, caller.user, { application: caller.claims.application, authTime: caller.claims.auth_time });
   }
 }

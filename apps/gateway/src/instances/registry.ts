@@ -1,23 +1,29 @@
-// Maps an instance address to the instance and its parsed signing keys. Decrypting and parsing a key
-// costs more than the request it serves, so resolved instances stay in an LRU sized for every
-// instance of a large cluster. Hot entries never expire by age: a change to an instance (created,
-// key changed, deleted) is announced through `changed`, which every gateway hears (invalidation.ts).
+// Maps an instance address to the instance and its public key and, for the instances that sign
+// tokens, to their private key. Resolved instances stay in an LRU sized for every instance of a large
+// cluster; private keys are opened only to sign (log-ins, refreshes), and only the most recent
+// signers' are kept, so a gateway holds no private key of an instance nobody logs in to. Hot entries
+// never expire by age: a change to an instance (created, key changed, deleted) is announced through
+// `changed`, which every gateway hears (invalidation.ts).
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import type { Instance, InstanceRepository } from '@pds/db';
-import { compactSigningKeys, openPrivateKey, type SigningKeys } from '@pds/tokens';
+import { ApiError } from '@pds/http';
+import { compactSigningKeys, compactVerifyingKey, openPrivateKey, type SigningKeys, type VerifyingKey } from '@pds/tokens';
 import type { Invalidation, InvalidationListener, InvalidationMessage } from './invalidation';
 
 /**
- * The instance as requests see it. Its sealed private key is opened once, into `keys`, and not kept;
- * its dex registration state is left out because the worker changes it without telling gateways.
+ * The instance as requests see it. Its sealed private key is left out (signingKeys opens it when a
+ * token is issued), and so is its dex registration state, which the worker changes without telling gateways.
  */
 export type TenantInstance = Omit<Instance, 'privateKeyEnc' | 'dexState'>;
 
 export interface ResolvedInstance {
   instance: TenantInstance;
-  keys: SigningKeys;
+  keys: VerifyingKey;
 }
+
+/** Instances whose opened private key is kept: those that signed a token most recently. */
+const RECENT_SIGNERS = 1_000;
 
 interface Entry {
   resolved: ResolvedInstance;
@@ -27,6 +33,8 @@ interface Entry {
 
 export class InstanceRegistry implements InvalidationListener {
   private readonly cache: LRUCache<string, Entry>;
+  /** By address: the signing keys of the instances that issued a token most recently. */
+  private readonly signers = new LRUCache<string, SigningKeys>({ max: RECENT_SIGNERS });
   /** Bumped by every invalidation: a read that overlapped one may be stale and is not kept. */
   private generation = 0;
   /** Counts lookups for the hit-ratio metric (see Metrics.cache of @pds/http). */
@@ -54,14 +62,30 @@ export class InstanceRegistry implements InvalidationListener {
     const generation = this.generation;
     const instance = await this.instances.findByAddress(address);
     if (!instance) return null;
-    const { privateKeyEnc, dexState: _changedByTheWorker, ...kept } = instance;
-    // Nothing is parsed here (see compactSigningKeys): opening the sealed key is all a resolution costs.
-    const resolved = {
-      instance: kept,
-      keys: compactSigningKeys(kept.keyId, openPrivateKey(privateKeyEnc, this.masterKey), kept.publicKeyPem),
-    };
+    const { privateKeyEnc: _openedToSign, dexState: _changedByTheWorker, ...kept } = instance;
+    // Nothing is parsed here (see compactVerifyingKey).
+    const resolved = { instance: kept, keys: compactVerifyingKey(kept.keyId, kept.publicKeyPem) };
     if (generation === this.generation) this.cache.set(address, { resolved, readAt: performance.now() });
     return resolved;
+  }
+
+  /**
+   * The keys to sign this instance's tokens with: its private key is read and opened on the first
+   * signature (a round trip on the log-in or refresh that needs it) and kept for the recent signers.
+   */
+  async signingKeys(resolved: ResolvedInstance): Promise<SigningKeys> {
+    const { address, keyId } = resolved.instance;
+    const kept = this.signers.get(address);
+    if (kept && kept.keyId === keyId) return kept;
+    const generation = this.generation;
+    const instance = await this.instances.findByAddress(address);
+    // Deleted while its request ran: the same answer as for a host that names no instance.
+    if (!instance) throw ApiError.notFound(`There is no instance at ${address}`);
+    // A key changed while the request ran signs with the key the instance has now.
+    const verifying = instance.keyId === keyId ? resolved.keys : compactVerifyingKey(instance.keyId, instance.publicKeyPem);
+    const keys = compactSigningKeys(verifying, openPrivateKey(instance.privateKeyEnc, this.masterKey));
+    if (generation === this.generation) this.signers.set(address, keys);
+    return keys;
   }
 
   /** Call after changing an instance (created, key changed, deleted): every gateway forgets it. */
@@ -73,10 +97,12 @@ export class InstanceRegistry implements InvalidationListener {
     if (message.kind !== 'instance') return;
     this.generation++;
     this.cache.delete(message.address);
+    this.signers.delete(message.address);
   }
 
   forgetAll(): void {
     this.generation++;
     this.cache.clear();
+    this.signers.clear();
   }
 }

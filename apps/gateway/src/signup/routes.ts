@@ -18,7 +18,7 @@ export function signupRoutes(signup: SignupService, registry: InstanceRegistry, 
     await registry.changed(address);
     const tenant = await registry.resolve(address);
     if (!tenant) throw new Error(`instance ${address} vanished right after sign-up`);
-    res.status(201).json({ instance: address, userId: owner.id, accessToken: auth.issue(tenant, owner) });
+    res.status(201).json({ instance: address, userId: owner.id, accessToken: await auth.issue(tenant, owner) });
   });
   return router;
 }
