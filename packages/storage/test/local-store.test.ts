@@ -78,3 +78,34 @@ it('never serves the last bytes of an object altered on disk', async () => {
   writeFileSync(file as string, content);
   await expect(readBack('alice.pds.test/altered')).rejects.toThrow('integrity');
 });
+
+/**
+ * Pieces of uneven sizes, some at once and some after a turn of the event loop, as from a socket: some
+ * arrive while a disk write is in flight, some when the disk is idle.
+ */
+async function* trickled(bytes: Buffer): AsyncGenerator<Buffer> {
+  for (let offset = 0, n = 0; offset < bytes.length; n++) {
+    if (n % 3 === 0) await new Promise((resolve) => setImmediate(resolve));
+    const size = 1 + ((n * 7919) % (200 * 1024));
+    yield bytes.subarray(offset, offset + size);
+    offset += size;
+  }
+}
+
+it('keeps the order of bytes that arrive while earlier ones are being written', async () => {
+  const bytes = randomBytes(3 * MiB + 12345);
+  const key = 'alice.pds.test/trickled';
+  expect(await store.write(key, trickled(bytes))).toBe(bytes.length);
+  expect((await readBack(key)).equals(bytes)).toBe(true);
+});
+
+it('stores nothing, and leaves no temp file, when the bytes stop with an error midway', async () => {
+  const key = 'alice.pds.test/cut-short';
+  async function* failing(): AsyncGenerator<Buffer> {
+    yield* trickled(randomBytes(2 * MiB));
+    throw new Error('connection reset');
+  }
+  await expect(store.write(key, failing())).rejects.toThrow('connection reset');
+  expect(await store.stat(key)).toBeNull();
+  expect(readdirSync(path.join(dir, 'tmp'))).toEqual([]);
+});
