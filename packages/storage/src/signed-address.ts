@@ -42,8 +42,8 @@ export class HmacSha256 {
     const length = Buffer.byteLength(message);
     if (SHA256_BLOCK + length > this.inner.length) this.grow(SHA256_BLOCK + length);
     this.inner.write(message, SHA256_BLOCK, 'utf8');
-    // Digests as latin1 text, one char per byte: returning a Buffer costs more than the hash itself.
-    this.outer.write(hash('sha256', this.inner.subarray(0, SHA256_BLOCK + length), 'latin1'), SHA256_BLOCK, 'latin1');
+    // Digests as 'binary' (latin1) text, one char per byte: returning a Buffer costs more than the hash itself.
+    this.outer.write(hash('sha256', this.inner.subarray(0, SHA256_BLOCK + length), 'binary'), SHA256_BLOCK, 'binary');
     return hash('sha256', this.outer, 'base64url');
   }
 
