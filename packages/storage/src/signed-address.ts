@@ -30,7 +30,7 @@ export class HmacSha256 {
   private readonly outer = Buffer.alloc(SHA256_BLOCK + SHA256_BYTES);
 
   constructor(key: Buffer) {
-    const block = key.length > SHA256_BLOCK ? (hash('sha256', key, 'buffer') as unknown as Buffer) : key;
+    const block = key.length > SHA256_BLOCK ? hash('sha256', key, 'buffer') : key;
     for (let i = 0; i < SHA256_BLOCK; i++) {
       this.inner[i] = (block[i] ?? 0) ^ 0x36;
       this.outer[i] = (block[i] ?? 0) ^ 0x5c;
