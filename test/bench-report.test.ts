@@ -95,3 +95,27 @@ test('a missed mixed p99 names the logins’ share of the CPU and the latency fl
   // 2 cores at 3.4 ms per request: 588 req/s at most, so 48 connections wait ≥ 82 ms on average.
   expect(missed).toContain('2 cores serve at most 588 req/s, so 48 connections wait at least 82 ms on average');
 });
+
+test('a missed stream says how much longer each transfer took, and for an upload what it does more', () => {
+  const streams = report({
+    streams: [
+      {
+        mib: 1,
+        // 1 MiB: 5.99 ms at 175 MB/s against 4.77 ms at 220 MB/s.
+        uploadMBps: { product: 175, baseline: 220 },
+        downloadMBps: { product: 300, baseline: 290 },
+        diskMBps: { write: 700, read: 1500 },
+        uploadRatio: 175 / 220,
+        downloadRatio: 300 / 290,
+        target: 0.8,
+        met: false,
+      },
+    ],
+  });
+  const missed = missedSection(markdownReport(streams)) ?? '';
+  expect(missed).toContain(
+    'local store upload of 1 MiB: 0.80 of the bare server against 0.8, short by 0.6 %; each transfer took 1.2 ms longer (6.0 against 4.8 ms)',
+  );
+  expect(missed).toContain('the folder’s fsync after the rename');
+  expect(missed).not.toContain('download');
+});
