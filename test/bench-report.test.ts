@@ -119,3 +119,8 @@ test('a missed stream says how much longer each transfer took, and for an upload
   expect(missed).toContain('the folder’s fsync after the rename');
   expect(missed).not.toContain('download');
 });
+
+test('a run driven by autocannon says so and how to get wrk', () => {
+  expect(markdownReport(report({ loadGenerator: 'autocannon' }))).toContain('`apt-get install wrk`');
+  expect(markdownReport(report({}))).not.toContain('apt-get install wrk');
+});
