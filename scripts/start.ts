@@ -34,7 +34,7 @@ async function provisionAdmin(gateway: RunningGateway, config: ClusterConfig, da
   const address = `admin.${config.CLUSTER_DOMAIN}`;
   if (!config.DEX_ADMINS.includes(address)) return undefined;
   const pass = secret(dataDir, 'ADMIN_PASSWORD', 'admin-password', () => randomBytes(18).toString('base64url'));
-  const { created } = await gateway.gateway.provision({
+  const { created } = await gateway.gateway.signup.provision({
     username: 'admin',
     fullName: 'Cluster administrator',
     email: `admin@${config.CLUSTER_DOMAIN}`,

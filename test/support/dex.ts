@@ -7,7 +7,7 @@ import { loadConfigFor, type ClusterConfig, type Env } from '@pds/config';
 import { createDexDb, type DexDb } from '@pds/db';
 import { startDex, startDexWorker, type RunningDex } from '@pds/dex';
 import { startGatewayWorker } from '@pds/gateway';
-import { answerClientErrors } from '@pds/http';
+import { listen } from '@pds/http';
 import { appPushProducer, keyFetchProducer, Producer, QUEUE_NAMES } from '@pds/queue';
 import { generateRsaKeyPair, issueToken, signingKeys, type SigningKeys } from '@pds/tokens';
 import { freePort } from '../../scripts/lib/ports';
@@ -143,11 +143,7 @@ export async function startTestCluster(
 
   let server: Server | undefined;
   const startGateway = async () => {
-    await new Promise<void>((resolve, reject) => {
-      server = gw.app.listen(gatewayPort, '127.0.0.1', () => resolve());
-      server.once('error', reject);
-      answerClientErrors(server);
-    });
+    server = await listen(gw.app, gatewayPort, '127.0.0.1');
   };
   const stopGateway = async () => {
     const s = server;

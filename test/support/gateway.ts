@@ -1,7 +1,7 @@
 // A real gateway for a test file: its own database copied from the migrated template, the shared
 // Redis under a private key prefix, a movable clock. Call `close()` in afterAll.
 import { randomBytes } from 'node:crypto';
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { loadConfigFor, type Env, type GatewayConfig } from '@pds/config';
@@ -55,6 +55,8 @@ export async function startTestGateway(
     // Tests log in far more often than people; the limit itself is tested with the contract's value.
     LOGIN_RATE_LIMIT: '1000',
     SIGNUP_RATE_LIMIT: '1000',
+    // Tests call as clients, not through a proxy (supertest connects from loopback, which the default trusts).
+    TRUST_PROXY: 'false',
     ...overrides,
   });
   const db = createGatewayDb(database.url, { max: 5 });
@@ -111,7 +113,7 @@ export interface SignedUp {
 }
 
 /** Signs up an instance through the API and returns its owner's credentials. */
-export async function signUp(app: Express, username: string, password = STRONG_PASSWORD): Promise<SignedUp> {
+export async function signUp(app: RequestListener, username: string, password = STRONG_PASSWORD): Promise<SignedUp> {
   const res = await request(app)
     .post('/api/signup')
     .set('Host', CLUSTER)
@@ -121,7 +123,7 @@ export async function signUp(app: Express, username: string, password = STRONG_P
 }
 
 /** Creates a plain user in an instance (as its owner) and logs it in. */
-export async function addUser(app: Express, owner: SignedUp, username: string, password = STRONG_PASSWORD) {
+export async function addUser(app: RequestListener, owner: SignedUp, username: string, password = STRONG_PASSWORD) {
   const created = await request(app)
     .post('/users/user')
     .set('Host', owner.address)
@@ -138,7 +140,7 @@ export async function addUser(app: Express, owner: SignedUp, username: string, p
 }
 
 /** Requests to `host` as `who` (their token in X-Auth-Token). */
-export function callerRequests(app: Express, who: { token: string }, host: string) {
+export function callerRequests(app: RequestListener, who: { token: string }, host: string) {
   const send = (method: 'get' | 'post' | 'put' | 'delete') => (path: string) =>
     request(app)[method](path).set('Host', host).set('X-Auth-Token', who.token);
   return { get: send('get'), post: send('post'), put: send('put'), delete: send('delete') };

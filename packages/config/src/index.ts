@@ -2,7 +2,6 @@
 // Secrets (MASTER_KEY, S3_SECRET_KEY, database passwords) are never logged.
 import { z } from 'zod';
 
-const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no', '']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().int().positive();
 const domain = z
@@ -52,6 +51,22 @@ const origins = z.string().transform((v, ctx) => {
   return out;
 });
 
+const trustedProxies = z.string().transform((text, ctx): boolean | string[] => {
+  const value = text.trim().toLowerCase();
+  if (value === 'true' || value === 'false') return value === 'true';
+  const entries = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    if (!/^(loopback|linklocal|uniquelocal|[0-9a-f.:]+(\/\d{1,3})?)$/.test(entry)) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not an address, a CIDR or loopback/linklocal/uniquelocal` });
+      return z.NEVER;
+    }
+  }
+  return entries;
+});
+
 const masterKey = z.string().transform((text, ctx) => {
   const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
   if (key.length !== 32) {
@@ -76,7 +91,12 @@ const base = z.object({
   PUBLIC_URL_SCHEME: z.enum(['http', 'https']).default('https'),
   /** Port that clients use to reach the gateway, when it is not the scheme's default. */
   PUBLIC_PORT: port.optional(),
-  TRUST_PROXY: bool.default(false),
+  /**
+   * Proxies whose X-Forwarded-Host/-For/-Proto are believed: `false`, `true` (any peer: only when the
+   * port is reachable through the proxy alone), or addresses, CIDRs and the names loopback,
+   * linklocal, uniquelocal. Forwarded headers from any other peer are ignored.
+   */
+  TRUST_PROXY: trustedProxies.default(['loopback']),
   /** Gateway processes sharing PORT (node:cluster); production: one per core. */
   GATEWAY_WORKERS: z.coerce.number().int().min(1).max(256).default(1),
 

@@ -1,7 +1,6 @@
 // How every process starts and stops: listen, then on SIGTERM/SIGINT stop accepting, let in-flight
 // requests and jobs finish (bounded), close pools and connections, and exit. One copy for all.
-import type { Server } from 'node:http';
-import type { Express } from 'express';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { answerClientErrors } from './client-errors';
 import { setHeapGrowth } from './heap';
 
@@ -13,14 +12,17 @@ export interface Stoppable {
 }
 
 /**
- * Resolves with the listening server once bound; rejects when the port cannot be bound. Requests Node's
- * parser refuses get the `{ error, message }` body too (client-errors.ts).
+ * Resolves with the listening server once bound; rejects when the port cannot be bound (naming it).
+ * Requests Node's parser refuses get the `{ error, message }` body too (client-errors.ts).
  */
-export function listen(app: Express, port: number, host: string): Promise<Server> {
+export function listen(app: RequestListener, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, () => resolve(server));
-    server.once('error', reject);
+    const server = createServer(app);
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new Error(`port ${host}:${port} is already in use`) : error),
+    );
     answerClientErrors(server);
+    server.listen(port, host, () => resolve(server));
   });
 }
 

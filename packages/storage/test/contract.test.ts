@@ -63,7 +63,7 @@ async function localSubject(): Promise<Subject & { gw: TestGateway; alice: Signe
   const gw = await startTestGateway({ STORAGE: 'local', MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES) });
   const alice = await signUp(gw.app, 'alice');
   const server = await new Promise<Server>((resolve) => {
-    const s = gw.app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = http.createServer(gw.app).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as { port: number };
   return {
