@@ -13,7 +13,7 @@ import { ensureDatabase, ensurePostgres } from '../lib/postgres';
 import { ensureRedis } from '../lib/redis';
 import { call } from './client';
 import type { Settings } from './options';
-import { startProcess } from './processes';
+import { startProcess, type Running } from './processes';
 import { instanceByAddress, seedApplication, seedFiles, seedRecords, seedSpread } from './seed';
 import type { Teardown } from './teardown';
 
@@ -53,7 +53,8 @@ async function json<T>(port: number, method: string, target: string, headers: Re
   return JSON.parse(answer.body) as T;
 }
 
-export async function startStack(workDir: string, settings: Settings, teardown: Teardown, log: (message: string) => void): Promise<Stack> {
+/** PostgreSQL and Redis, and two databases of the bench's own, dropped at the end. */
+async function startServices(workDir: string, teardown: Teardown) {
   const postgres = await ensurePostgres({ configuredUrl: process.env.DATABASE_URL, dataDir: path.join(workDir, 'pg') });
   teardown.add(() => postgres.stop());
   const redis = await ensureRedis(process.env.REDIS_URL);
@@ -67,16 +68,71 @@ export async function startStack(workDir: string, settings: Settings, teardown: 
     for (const name of [dbName, `${dbName}_dex`]) await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
     await admin.end();
   });
-  const port = await freePort();
-  const dexPort = await freePort();
-  const baselinePort = await freePort();
-  const productProxy = await freePort();
-  const baselineProxy = await freePort();
+  return { databaseUrl, dexDatabaseUrl, redisUrl: redis.url };
+}
+
+/**
+ * The owner (signed up through the API), the bulk data, and the app: its record stored as a push
+ * stores it, then set up and given its token by the owner through the API.
+ */
+async function seedData(port: number, databaseUrl: string, masterKey: Buffer, settings: Settings) {
+  const signup = { fullName: 'Bench Owner', username: 'bench', email: 'bench@example.com', pass: PASSWORD, passRepeat: PASSWORD };
+  const { accessToken: token } = await json<{ accessToken: string }>(port, 'POST', '/api/signup', { Host: CLUSTER }, signup);
+  const host = `bench.${CLUSTER}`;
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const instance = await instanceByAddress(db, host);
+  await seedFiles(db, instance, settings.files);
+  await seedRecords(db, instance, APP.namespace, 'items', 100);
+  await seedApplication(db, instance, APP.namespace, APP.url);
+  const spread = await seedSpread(db, instance, masterKey, CLUSTER, settings.spread);
+  await db.end();
+  const owner = { Host: host, 'X-Auth-Token': token };
+  await json(port, 'POST', `/api/v2.6/applications/${APP.namespace}/setup`, owner);
+  const app = await json<{ accessToken: string }>(port, 'GET', `/api/v2.6/applications/${APP.namespace}/access-token`, owner);
+  return { host, token, appToken: app.accessToken, spread, instance };
+}
+
+/** An nginx as infra/compose's whose gateways are `upstream`, listening on `listen`; its master's pid. */
+async function startProxy(
+  workDir: string,
+  name: string,
+  upstream: number,
+  listen: number,
+  dexPort: number,
+  teardown: Teardown,
+  log: (message: string) => void,
+) {
+  const gateway = `127.0.0.1:${upstream}`;
+  const nginx = await startNginx(
+    {
+      dir: path.join(workDir, name),
+      vars: { CLUSTER_DOMAIN: CLUSTER },
+      // The product keeps its blobs in the local store, which the gateway serves: s3.<domain> is never asked for.
+      servers: { 'gateway-1:8080': gateway, 'gateway-2:8080': gateway, 'dex:8081': `127.0.0.1:${dexPort}`, 's3:8333': gateway },
+      // 8080: the internal server through which dex's worker reaches instances (unused here).
+      listen: { 80: listen, 8080: await freePort() },
+    },
+    log,
+  );
+  teardown.add(() => nginx.stop());
+  return nginx.pid;
+}
+
+export async function startStack(workDir: string, settings: Settings, teardown: Teardown, log: (message: string) => void): Promise<Stack> {
+  const { databaseUrl, dexDatabaseUrl, redisUrl } = await startServices(workDir, teardown);
+  const [port, dexPort, baselinePort, productProxy, baselineProxy] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const masterKey = randomBytes(32);
   const gatewayEnv = {
     DATABASE_URL: databaseUrl,
     DEX_DATABASE_URL: dexDatabaseUrl,
-    REDIS_URL: redis.url,
+    REDIS_URL: redisUrl,
     MASTER_KEY: masterKey.toString('hex'),
     CLUSTER_DOMAIN: CLUSTER,
     QUEUE_PREFIX: `bench-${randomBytes(4).toString('hex')}`,
@@ -89,89 +145,38 @@ export async function startStack(workDir: string, settings: Settings, teardown: 
   };
 
   log(`starting the product (pnpm start) on :${port}, logs in ${workDir}`);
-  const product = await startProcess(
-    'product',
-    'scripts/start.ts',
-    port,
-    { ...gatewayEnv, PORT: String(port), DEX_PORT: String(dexPort) },
-    workDir,
-    { collectable: true },
-  );
+  const productEnv = { ...gatewayEnv, PORT: String(port), DEX_PORT: String(dexPort) };
+  const product = await startProcess('product', 'scripts/start.ts', port, productEnv, workDir, { collectable: true });
   teardown.add(() => product.stop());
-
-  const signup = { fullName: 'Bench Owner', username: 'bench', email: 'bench@example.com', pass: PASSWORD, passRepeat: PASSWORD };
-  const { accessToken: token } = await json<{ accessToken: string }>(port, 'POST', '/api/signup', { Host: CLUSTER }, signup);
-  const host = `bench.${CLUSTER}`;
-
   log(`seeding ${settings.files} files and ${settings.spread} instances`);
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-  const instance = await instanceByAddress(db, host);
-  await seedFiles(db, instance, settings.files);
-  await seedRecords(db, instance, APP.namespace, 'items', 100);
-  await seedApplication(db, instance, APP.namespace, APP.url);
-  const spread = await seedSpread(db, instance, masterKey, CLUSTER, settings.spread);
-  await db.end();
-  const owner = { Host: host, 'X-Auth-Token': token };
-  await json(port, 'POST', `/api/v2.6/applications/${APP.namespace}/setup`, owner);
-  const { accessToken: appToken } = await json<{ accessToken: string }>(
-    port,
-    'GET',
-    `/api/v2.6/applications/${APP.namespace}/access-token`,
-    owner,
-  );
+  const { host, token, appToken, spread, instance } = await seedData(port, databaseUrl, masterKey, settings);
 
   const baselineBlobs = path.join(workDir, 'baseline-blobs');
   mkdirSync(baselineBlobs);
-  const baseline = await startProcess(
-    'baseline',
-    'scripts/bench/baseline.ts',
-    baselinePort,
-    {
-      PORT: String(baselinePort),
-      DATABASE_URL: databaseUrl,
-      BENCH_INSTANCE_ID: instance.id,
-      BENCH_ISSUER: host,
-      BENCH_PUBLIC_KEY: instance.publicKeyPem,
-      BENCH_BLOB_DIR: baselineBlobs,
-      BENCH_ORIGIN: APP.origin,
-    },
-    workDir,
-  );
+  const baselineEnv = {
+    PORT: String(baselinePort),
+    DATABASE_URL: databaseUrl,
+    BENCH_INSTANCE_ID: instance.id,
+    BENCH_ISSUER: host,
+    BENCH_PUBLIC_KEY: instance.publicKeyPem,
+    BENCH_BLOB_DIR: baselineBlobs,
+    BENCH_ORIGIN: APP.origin,
+  };
+  const baseline = await startProcess('baseline', 'scripts/bench/baseline.ts', baselinePort, baselineEnv, workDir);
   teardown.add(() => baseline.stop());
 
-  /** An nginx as infra/compose's whose gateways are `upstream`; nothing else of the cluster is behind it here. */
-  const proxy = async (name: string, upstream: number, listen: number) => {
-    const gateway = `127.0.0.1:${upstream}`;
-    const nginx = await startNginx(
-      {
-        dir: path.join(workDir, name),
-        vars: { CLUSTER_DOMAIN: CLUSTER },
-        // The product keeps its blobs in the local store, which the gateway serves: s3.<domain> is never asked for.
-        servers: { 'gateway-1:8080': gateway, 'gateway-2:8080': gateway, 'dex:8081': `127.0.0.1:${dexPort}`, 's3:8333': gateway },
-        // 8080: the internal server through which dex's worker reaches instances (unused here).
-        listen: { 80: listen, 8080: await freePort() },
-      },
-      log,
-    );
-    teardown.add(() => nginx.stop());
-    return nginx.pid;
-  };
   log(`nginx as infra/compose configures it: :${productProxy} → the product, :${baselineProxy} → the baseline`);
+  const proxy = (name: string, upstream: number, listen: number) => startProxy(workDir, name, upstream, listen, dexPort, teardown, log);
+  const target = async (running: Running, direct: number, proxied: number, name: string): Promise<Target> => ({
+    direct,
+    proxied,
+    pid: running.process.pid as number,
+    proxyPid: await proxy(name, direct, proxied),
+  });
   return {
     workDir,
-    product: {
-      direct: port,
-      proxied: productProxy,
-      pid: product.process.pid as number,
-      proxyPid: await proxy('nginx-product', port, productProxy),
-    },
-    baseline: {
-      direct: baselinePort,
-      proxied: baselineProxy,
-      pid: baseline.process.pid as number,
-      proxyPid: await proxy('nginx-baseline', baselinePort, baselineProxy),
-    },
+    product: await target(product, port, productProxy, 'nginx-product'),
+    baseline: await target(baseline, baselinePort, baselineProxy, 'nginx-baseline'),
     host,
     token,
     appToken,
