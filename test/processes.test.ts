@@ -2,10 +2,11 @@
 // `pnpm start` a second time on the same DATA_DIR. Each is a real process, as an operator would start it.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { freePort } from '../scripts/lib/ports';
 import { requireEnv } from './support/gateway';
 import { createDatabaseFrom } from './support/templates';
@@ -128,8 +129,8 @@ describe('pnpm start a second time on the same DATA_DIR', () => {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     const exited = new Promise<number | null>((resolve) => first.once('exit', resolve));
+    let banner = '';
     try {
-      let banner = '';
       await new Promise<void>((resolve, reject) => {
         first.stdout.on('data', (chunk: Buffer) => {
           banner += chunk.toString();
@@ -142,6 +143,10 @@ describe('pnpm start a second time on the same DATA_DIR', () => {
           .filter((name) => statSync(path.join(env.DATA_DIR, name)).isFile())
           .map((name) => [name, readFileSync(path.join(env.DATA_DIR, name), 'utf8')]);
       const before = files();
+      // Its Redis state is its own, under a prefix kept with its data.
+      const prefix = readFileSync(path.join(env.DATA_DIR, 'queue-prefix'), 'utf8').trim();
+      expect(prefix).toMatch(/^pds-[0-9a-f]{8}$/);
+      expect(banner).toContain(`(keys under ${prefix}:)`);
 
       const second = await run('scripts/start.ts', { ...env, PORT: String(await freePort()), DEX_PORT: String(await freePort()) });
       expect(second.code).toBe(1);
@@ -158,6 +163,13 @@ describe('pnpm start a second time on the same DATA_DIR', () => {
         first.kill('SIGTERM');
         await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 20_000))]);
         first.kill('SIGKILL');
+      }
+      const prefixFile = path.join(env.DATA_DIR, 'queue-prefix');
+      if (existsSync(prefixFile)) {
+        const redis = new Redis(env.REDIS_URL);
+        const match = `${readFileSync(prefixFile, 'utf8').trim()}:*`;
+        for await (const keys of redis.scanStream({ match })) if ((keys as string[]).length) await redis.del(...(keys as string[]));
+        redis.disconnect();
       }
       rmSync(folder, { recursive: true, force: true });
     }
