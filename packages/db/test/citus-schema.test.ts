@@ -2,7 +2,7 @@
 // the catalog of the migrated template every test database is copied from, and the migration that made
 // it so applies to a database that already holds data.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -47,6 +47,56 @@ describe('the catalog of the migrated gateway database', () => {
           'primary key Note_pkey of Note (id) lacks instanceId',
           'unique index File_name_key of File (name) lacks instanceId',
         ]);
+      });
+    } finally {
+      await copy.drop();
+    }
+  });
+});
+
+describe('the Citus recipe (prisma/citus/distribute.sql)', () => {
+  it('distributes every tenant table by instanceId colocated with User, Instance as the reference table, and leaves the foreign keys as they were', async () => {
+    const copy = await createDatabaseFrom(requireEnv('TEST_PG_ADMIN_URL'), requireEnv('TEST_GATEWAY_TEMPLATE'));
+    try {
+      await withClient(copy.url, async (client) => {
+        // Stand-ins for Citus's two functions (Citus is in neither registry): they record their calls.
+        await client.query(`CREATE SCHEMA citus_stub;
+          CREATE TABLE citus_stub.calls ("table" text, "column" text, "colocateWith" text);
+          CREATE FUNCTION citus_stub.create_reference_table(t regclass) RETURNS void
+            LANGUAGE sql AS $$ INSERT INTO citus_stub.calls VALUES (t::text, NULL, NULL) $$;
+          CREATE FUNCTION citus_stub.create_distributed_table(t regclass, distribution_column text, colocate_with text DEFAULT 'default') RETURNS void
+            LANGUAGE plpgsql AS $$ BEGIN
+              -- As Citus refuses a table that a local table references; the recipe drops the keys first.
+              IF EXISTS (SELECT 1 FROM pg_constraint WHERE contype = 'f' AND t IN (conrelid, confrelid)) THEN
+                RAISE EXCEPTION '% still has foreign keys', t;
+              END IF;
+              INSERT INTO citus_stub.calls VALUES (t::text, distribution_column, colocate_with);
+            END $$;
+          SET search_path = public, citus_stub`);
+        await seedInstance(client, 'a');
+        const foreignKeys = () =>
+          client.query(`SELECT conrelid::regclass::text AS "table", conname AS "name", pg_get_constraintdef(oid) AS "definition"
+            FROM pg_constraint WHERE contype = 'f' AND connamespace = 'public'::regnamespace ORDER BY 1, 2`);
+        const before = (await foreignKeys()).rows;
+        const rows = await rowCounts(client);
+
+        await client.query(readFileSync(path.resolve(__dirname, '../../../prisma/citus/distribute.sql'), 'utf8'));
+
+        const calls = (await client.query('SELECT * FROM citus_stub.calls')).rows;
+        const expected = [
+          { table: '"Instance"', column: null, colocateWith: null },
+          ...(await tenantTables(client)).map((t) => ({
+            table: `"${t}"`,
+            column: 'instanceId',
+            colocateWith: t === 'User' ? 'default' : '"User"',
+          })),
+        ];
+        expect(calls).toHaveLength(expected.length);
+        expect(calls).toEqual(expect.arrayContaining(expected));
+        // The reference table first, then the table the others are colocated with.
+        expect(calls.slice(0, 2).map((c) => c.table)).toEqual(['"Instance"', '"User"']);
+        expect((await foreignKeys()).rows).toEqual(before);
+        expect(await rowCounts(client)).toEqual(rows);
       });
     } finally {
       await copy.drop();
