@@ -13,7 +13,7 @@ const slug = (text: string) =>
 export function suggestName(taken: string, fullName: string): string {
   const words = slug(fullName).split('-').filter(Boolean);
   const last = words[words.length - 1];
-  const fromName = last && last !== taken ? `${taken}-${last}` : undefined;
+  const fromName = last && !taken.includes(last) ? `${taken}-${last}` : undefined;
   if (fromName && LABEL.test(fromName)) return fromName;
   const [, stem = taken, number] = /^(.*?)(\d*)$/.exec(taken) ?? [];
   return `${stem.slice(0, 60)}${number ? Number(number) + 1 : 2}`;

@@ -51,7 +51,8 @@ export function shortDate(iso: string | undefined): string {
 }
 
 /**
- * Previous / next over a list of `total` items shown `take` at a time from `skip`. `counting` says
+ * Previous / next over a list of `total` items shown `take` at a time from `skip`, and where this page
+ * lies ("51–100 of 254"); nothing when they fit on one page. `counting` says
  * the total is still growing (more is being read), so it reads "of 1,000+".
  */
 export function Pager({
@@ -70,6 +71,8 @@ export function Pager({
   onSkip: (skip: number) => void;
 }) {
   const pages = Math.max(1, Math.ceil(total / take));
+  // One page needs no paging; the screen's summary says how many there are.
+  if (pages === 1 && !counting) return null;
   const page = Math.floor(skip / take) + 1;
   const shown = total === 0 ? 'None' : `${(skip + 1).toLocaleString('en')}–${Math.min(skip + take, total).toLocaleString('en')}`;
   return (

@@ -156,7 +156,7 @@ function Sharing({
   return (
     <section class="panel" aria-labelledby="sharing-title">
       <h2 id="sharing-title">Who has access</h2>
-      <ul class="access">
+      <ul class="access-list">
         <li>You: everything</li>
         {file.contentPublic ? <li>Anyone with the public link: the contents</li> : null}
         {(file.permissions ?? [])
