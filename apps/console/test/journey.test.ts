@@ -4,9 +4,11 @@
 // → sort, grid, bulk share, rename, public, delete, unfinished uploads → a second person on a phone
 // sees exactly what was shared → a third-party app logs in through #/hatlogin with hat-js and
 // writes a record → the owner reads it in the data browser. And: errors in plain words, the login
-// limit's wait, and no app token ever sent to a foreign origin. Every screen is checked at desktop
-// and phone width, light and dark, by axe-core and for sideways scrolling.
+// limit's wait, a page for an address without an instance, and no app token ever sent to a foreign
+// origin. Every screen is checked at desktop and phone width, light and dark, by axe-core and for
+// sideways scrolling.
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { accessibilityProblems } from './support/accessibility';
 import { CHROMIUM, clearScreenshots, DESKTOP, launchBrowser, PageWatch, PHONE } from './support/browser';
@@ -355,7 +357,7 @@ describeBrowser('web console in Chromium', () => {
     expect((await listedNames(bob)).sort()).toEqual([bulkName(1), bulkName(2), bulkName(3), 'notes.txt']);
     // The header takes one line, not a stack of links.
     await expect(bob.locator('header.bar').evaluate((header) => header.getBoundingClientRect().height)).resolves.toBeLessThan(64);
-    await watch.screen(bob, 'second-user-phone');
+    await watch.screen(bob, 'files-shared-with-me');
     await bob.getByRole('button', { name: 'Menu' }).click();
     await expect(bob.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).resolves.toEqual(['Files']);
     await bob.getByRole('button', { name: 'Log out' }).waitFor();
@@ -543,6 +545,25 @@ describeBrowser('web console in Chromium', () => {
     await page.getByText(/^Too many attempts\. For your safety, logging in is paused: try again in \d+ (seconds|minute)\.$/).waitFor();
     await expect(page.getByRole('button', { name: 'Log in' }).isDisabled()).resolves.toBe(true);
     await watch.screen(page, 'login-too-many');
+  });
+
+  it('shows a browser at an address without an instance a page that leads to sign-up', async () => {
+    const dist = path.resolve(__dirname, '../dist');
+    const nobody = product.instanceUrl('nobody');
+    const page = await watch.newPage(await browser.newContext({ viewport: DESKTOP }));
+    // The gateway does not serve this page yet (apps/console/README.md, "Unknown instance"): the test
+    // plays that part, answering as the gateway is to answer.
+    await page.route(`${nobody}/**`, (route) => {
+      const { pathname } = new URL(route.request().url());
+      const unknown = pathname === '/';
+      return route.fulfill({ status: unknown ? 404 : 200, path: path.join(dist, unknown ? 'unknown.html' : pathname) });
+    });
+    watch.expect(404, nobody);
+    await page.goto(`${nobody}/`);
+    await page.getByRole('heading', { name: 'No data store here' }).waitFor();
+    await page.getByText('nobody.pds.localhost', { exact: true }).waitFor();
+    await expect(page.getByRole('link', { name: 'Create a data store' }).getAttribute('href')).resolves.toBe(`${product.clusterUrl}/`);
+    await watch.screen(page, 'unknown-instance');
   });
 
   it('has an accessibility check that finds a known fault', async () => {

@@ -94,17 +94,17 @@ export function DataDebits() {
                 </div>
               ))}
             </dl>
+            {(chosen.active ?? chosen.enabled) ? (
+              <button type="button" class="danger" onClick={() => void cancel(chosen)}>
+                Cancel this data debit
+              </button>
+            ) : null}
             <details>
               <summary>Everything, as JSON</summary>
               <pre tabIndex={0} aria-label="Data debit as JSON">
                 {JSON.stringify(chosen, null, 2)}
               </pre>
             </details>
-            {(chosen.active ?? chosen.enabled) ? (
-              <button type="button" class="danger" onClick={() => void cancel(chosen)}>
-                Cancel this data debit
-              </button>
-            ) : null}
           </SidePanel>
         ) : null}
       </div>
