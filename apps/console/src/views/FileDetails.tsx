@@ -142,7 +142,7 @@ function Sharing({
   const [userId, setUserId] = useState('');
   const [content, setContent] = useState(true);
   const [error, setError] = useState<string>();
-  const nameOf = (id: string) => users.find((user) => user.userId === id)?.username ?? 'someone removed';
+  const nameOf = (id: string) => users.find((user) => user.userId === id)?.username ?? 'someone';
   const act = async (work: Promise<FileRecord>) => {
     try {
       onChange(await work);
