@@ -78,9 +78,10 @@ export class PageWatch {
   }
 
   /**
-   * The screen at desktop and phone width, and dark at desktop width: a screenshot of each, its
-   * accessibility problems, and, on the phone, any horizontal scrolling, all counted as problems of
-   * the test. The page is left at the size it had.
+   * The screen at desktop and phone width (a screenshot of each) and dark at desktop width (a
+   * screenshot when `dark` asks for one for the docs): its accessibility problems (in dark, its
+   * contrast) and, on the phone, any horizontal scrolling are all counted as problems of the test.
+   * The page is left at the size and colours it had.
    */
   async screen(page: Page, name: string, { dark = false }: { dark?: boolean } = {}): Promise<void> {
     const size = page.viewportSize() ?? DESKTOP;
@@ -94,8 +95,11 @@ export class PageWatch {
       await page.emulateMedia({ colorScheme });
       // From the top (a sticky header drawn mid-page otherwise), one frame after the new layout.
       await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(window.scrollTo(0, 0)))));
-      await screenshot(page, `${name}-${variant}`, forDocs);
-      for (const problem of await accessibilityProblems(page)) this.problems.push(`accessibility of ${name} (${variant}): ${problem}`);
+      // Dark mode changes colours only: its screenshot is taken when the docs show it.
+      const dark = colorScheme === 'dark';
+      if (forDocs || !dark) await screenshot(page, `${name}-${variant}`, forDocs);
+      for (const problem of await accessibilityProblems(page, { contrastOnly: dark }))
+        this.problems.push(`accessibility of ${name} (${variant}): ${problem}`);
       if (viewport === PHONE) {
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         if (overflow > 0) this.problems.push(`${name} scrolls sideways by ${overflow} px on a phone`);
