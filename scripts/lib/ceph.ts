@@ -41,9 +41,9 @@ export interface StartedCeph extends S3Server {
   stopOneReplica(): Promise<void>;
 }
 
-function cephConf(root: string, monPort: number, rgwPort: number): string {
+function cephConf(root: string, fsid: string, monPort: number, rgwPort: number): string {
   return `[global]
-fsid = ${randomUUID()}
+fsid = ${fsid}
 mon host = [v2:127.0.0.1:${monPort}]
 mon initial members = a
 public addr = 127.0.0.1
@@ -111,8 +111,7 @@ elif command == 'object':
     name = next(o.key for o in io.list_objects() if o.key.endswith(suffix))
     data = io.read(name, 2 ** 30)
     acting = mon({'prefix': 'osd map', 'pool': pool, 'object': name, 'format': 'json'})['acting']
-    mode = io.get_xattr(name, 'user.rgw.crypt.mode').decode()
-    print(json.dumps({'name': name, 'acting': acting, 'encryption': mode, 'bytes': data.hex()}))
+    print(json.dumps({'acting': acting, 'bytes': data.hex()}))
 cluster.shutdown()
 `;
 
@@ -126,7 +125,8 @@ export async function startCephRgw(dataDir: string): Promise<StartedCeph> {
   const conf = path.join(root, 'ceph.conf');
   const monPort = await freePort();
   const rgwPort = await freePort();
-  writeFileSync(conf, cephConf(root, monPort, rgwPort));
+  const fsid = randomUUID();
+  writeFileSync(conf, cephConf(root, fsid, monPort, rgwPort));
   const daemons = new DaemonGroup(path.join(root, 'log'));
   const c = ['-c', conf];
   const stop = async () => {
@@ -139,7 +139,6 @@ export async function startCephRgw(dataDir: string): Promise<StartedCeph> {
       const capArgs = caps.flatMap((cap, j) => (j % 2 === 0 ? ['--cap', cap] : [cap]));
       await run('ceph-authtool', [...(i === 0 ? ['--create-keyring'] : []), keyring, '--gen-key', '-n', name, ...capArgs]);
     }
-    const fsid = /fsid = (\S+)/.exec(readFileSync(conf, 'utf8'))?.[1] as string;
     const monmap = path.join(root, 'monmap');
     await run('monmaptool', ['--create', '--fsid', fsid, '--addv', 'a', `[v2:127.0.0.1:${monPort}]`, monmap]);
     await run('ceph-mon', [...c, '--mkfs', '-i', 'a', '--monmap', monmap, '--keyring', keyring]);
@@ -194,8 +193,6 @@ export async function startCephRgw(dataDir: string): Promise<StartedCeph> {
 export interface CephObject {
   /** The OSDs holding the object's placement group now (the acting set): one per copy. */
   acting: number[];
-  /** rgw's record of how it encrypted the object (`RGW-AUTO`: with the default key). */
-  encryption: string;
   /** The bytes RADOS holds for the object, as rgw wrote them. */
   stored: Buffer;
 }
@@ -203,6 +200,6 @@ export interface CephObject {
 /** An object of a bucket as RADOS holds it (rgw names it `<bucket marker>_<key>`; keys of a test are unique). */
 export async function cephObject(replicas: CephReplicas, key: string): Promise<CephObject> {
   const { stdout } = await run(PYTHON, ['-c', RADOS, replicas.conf, 'object', DATA_POOL, `_${key}`], { maxBuffer: 2 ** 30 });
-  const found = JSON.parse(stdout) as { acting: number[]; encryption: string; bytes: string };
-  return { acting: found.acting, encryption: found.encryption, stored: Buffer.from(found.bytes, 'hex') };
+  const found = JSON.parse(stdout) as { acting: number[]; bytes: string };
+  return { acting: found.acting, stored: Buffer.from(found.bytes, 'hex') };
 }

@@ -36,9 +36,9 @@ export function memoryOf(pids: number[]): Memory {
 }
 
 /**
- * Daemons started one by one (each logging to `<logDir>/<name>.out`), stopped together. A watchdog shell
- * reads its stdin until this process's end of the pipe closes, by `stop()` or by this process dying in
- * any way, and then kills every daemon of the group by the process id recorded when it was started.
+ * Throw-away daemons started one by one (each logging to `<logDir>/<name>.out`), killed together. A
+ * watchdog shell reads its stdin until the pipe from this process closes, which happens only when this
+ * process dies (in any way, SIGKILL included), and then kills the daemons by their recorded process ids.
  */
 export class DaemonGroup {
   private readonly children = new Map<string, ChildProcess>();
@@ -53,14 +53,13 @@ export class DaemonGroup {
     });
   }
 
-  /** Starts a daemon in the foreground; a daemon of the same name must have exited. */
-  start(name: string, command: string, args: string[]): ChildProcess {
+  /** Starts a daemon that stays in the foreground. */
+  start(name: string, command: string, args: string[]): void {
     const out = openSync(path.join(this.logDir, `${name}.out`), 'a');
     const child = spawn(command, args, { stdio: ['ignore', out, out] });
     closeSync(out);
     appendFileSync(this.pidFile, `${child.pid}\n`);
     this.children.set(name, child);
-    return child;
   }
 
   /** Kills one daemon (SIGKILL, as in a crash); resolves once it has exited. */
@@ -74,9 +73,10 @@ export class DaemonGroup {
     return [...this.children.values()].flatMap((child) => (child.pid === undefined ? [] : [child.pid]));
   }
 
+  /** Kills every daemon (SIGKILL: what they hold is thrown away, so a clean shutdown would only cost time). */
   async stop(): Promise<void> {
     // The watchdog goes first: it must never kill a recorded pid after its daemon has exited.
     await stopChild(this.watchdog, 'SIGKILL');
-    await Promise.all([...this.children.values()].map((child) => stopChild(child)));
+    await Promise.all([...this.children.values()].map((child) => stopChild(child, 'SIGKILL')));
   }
 }

@@ -156,19 +156,19 @@ function serverConf(server: Server, root: string): string {
   ].join('\n');
 }
 
-/** Runs the launcher for some of the servers; resolves once they listen. */
-function launch(root: string, servers: Server[], rings: { kind: string; ports: number[] }[], log: string): Promise<ChildProcess> {
+/** Runs the launcher for some of the servers; `ready` resolves once they listen. */
+function launch(root: string, servers: Server[], rings: { kind: string; ports: number[] }[], log: string) {
   const out = openSync(log, 'a');
   const child = spawn(PYTHON, ['-c', LAUNCHER, root, servers.map((s) => s.name).join(','), JSON.stringify(rings)], {
     stdio: ['pipe', 'pipe', out],
   });
   closeSync(out);
-  return new Promise<ChildProcess>((resolve, reject) => {
+  const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('not ready after 60 s')), 60_000);
     child.stdout?.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('ready')) {
         clearTimeout(timer);
-        resolve(child);
+        resolve();
       }
     });
     child.once('exit', (code) => {
@@ -176,6 +176,7 @@ function launch(root: string, servers: Server[], rings: { kind: string; ports: n
       reject(new Error(`swift exited (${code})`));
     });
   });
+  return { child, ready };
 }
 
 /** Swift with one object server: account, container, object and proxy servers in one process. */
@@ -218,13 +219,14 @@ async function launchSwift(dataDir: string, objectServers: number): Promise<{ se
   const groups = objectServers === 1 ? [[...shared, ...objects, proxy]] : [[...shared, proxy], ...objects.map((o) => [o])];
 
   const logFile = path.join(root, 'swift.log');
-  const started = groups.map((group, i) => launch(root, group, i === 0 ? rings : [], logFile));
+  const launched = groups.map((group, i) => launch(root, group, i === 0 ? rings : [], logFile));
+  const children = launched.map((l) => l.child);
   const stop = async () => {
-    await Promise.all(started.map((p) => p.then(stopChild, () => undefined)));
+    await Promise.all(children.map((child) => stopChild(child)));
     rmSync(root, { recursive: true, force: true });
   };
   try {
-    const children = await Promise.all(started);
+    await Promise.all(launched.map((l) => l.ready));
     const endpoint = `http://127.0.0.1:${proxy.port}`;
     const health = await fetch(`${endpoint}/healthcheck`);
     if (!health.ok) throw new Error(`swift healthcheck answered ${health.status}`);
