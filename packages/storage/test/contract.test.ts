@@ -149,8 +149,10 @@ const globalS3 = (): Required<S3Settings> => ({
 // Where a server's package is missing, its runs are skipped, and said so.
 const replicatedServers = REPLICATED_S3.flatMap((server) => {
   const missing = server.missing();
-  if (missing) process.stdout.write(`\nstorage contract on ${server.name} skipped: ${missing}\n`);
-  if (missing) return [];
+  if (missing) {
+    process.stdout.write(`\nstorage contract on ${server.name} skipped: ${missing}\n`);
+    return [];
+  }
   const starting = replicatedS3(server);
   starting.catch(() => undefined); // reported by the beforeAll that awaits it
   return [{ name: server.name, starting }];
@@ -176,123 +178,122 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // Long enough for Ceph to start (≈ 20 s alone, longer on a busy machine) and to notice a killed OSD.
 const START_TIMEOUT = 180_000;
 
-describe.each<Case<Subject | S3Subject>>([['local', localSubject, false], ...S3_SUBJECTS])(
-  'BlobStore contract: %s',
-  (_name, start, replicated) => {
-    let s: Subject | S3Subject;
+const SUBJECTS: Case<Subject | S3Subject>[] = [['local', localSubject, false], ...S3_SUBJECTS];
 
-    beforeAll(async () => {
-      s = await start();
-    }, START_TIMEOUT);
-    afterAll(() => s?.close());
+describe.each(SUBJECTS)('BlobStore contract: %s', (_name, start, replicated) => {
+  let s: Subject | S3Subject;
 
-    it('stores the bytes PUT to a signed address and serves them back byte for byte', async () => {
-      const key = await s.newKey();
-      const bytes = randomBytes(300_001);
-      const put = await send(await s.store.presignPut(key, s.presign), 'PUT', { ...SSE, 'Content-Type': 'image/png' }, bytes);
-      expect(put.status).toBe(200);
-      expect(await s.store.stat(key)).toBe(bytes.length);
-      const got = await send(await s.store.presignGet(key, s.presign), 'GET');
-      expect(got.status).toBe(200);
-      expect(got.body.equals(bytes)).toBe(true);
-    });
+  beforeAll(async () => {
+    s = await start();
+  }, START_TIMEOUT);
+  afterAll(() => s?.close());
 
-    it('stores an empty object', async () => {
-      const key = await s.newKey();
-      expect((await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, Buffer.alloc(0))).status).toBe(200);
-      expect(await s.store.stat(key)).toBe(0);
-      const got = await send(await s.store.presignGet(key, s.presign), 'GET');
-      expect(got.status).toBe(200);
-      expect(got.body.length).toBe(0);
-    });
+  it('stores the bytes PUT to a signed address and serves them back byte for byte', async () => {
+    const key = await s.newKey();
+    const bytes = randomBytes(300_001);
+    const put = await send(await s.store.presignPut(key, s.presign), 'PUT', { ...SSE, 'Content-Type': 'image/png' }, bytes);
+    expect(put.status).toBe(200);
+    expect(await s.store.stat(key)).toBe(bytes.length);
+    const got = await send(await s.store.presignGet(key, s.presign), 'GET');
+    expect(got.status).toBe(200);
+    expect(got.body.equals(bytes)).toBe(true);
+  });
 
-    // Mid-run on the replicated servers: every later test of the subject runs with one replica dead.
-    if (replicated)
-      it(
-        'keeps three encrypted copies of an object, and with one replica killed serves it and stores new ones',
-        async () => {
-          const { bucket, replicated } = s as S3Subject & { replicated: ReplicatedS3 };
-          const plaintext = Buffer.from('a recognisable secret sentence. '.repeat(1000));
-          const before = await s.newKey();
-          expect((await send(await s.store.presignPut(before, s.presign), 'PUT', SSE, plaintext)).status).toBe(200);
-          const held = await replicated.stored(bucket, before);
-          expect(held.copies).toBe(3);
-          expect(held.bytes.length).toBeGreaterThanOrEqual(plaintext.length);
-          expect(held.bytes.includes('recognisable secret')).toBe(false);
+  it('stores an empty object', async () => {
+    const key = await s.newKey();
+    expect((await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, Buffer.alloc(0))).status).toBe(200);
+    expect(await s.store.stat(key)).toBe(0);
+    const got = await send(await s.store.presignGet(key, s.presign), 'GET');
+    expect(got.status).toBe(200);
+    expect(got.body.length).toBe(0);
+  });
 
-          await replicated.stopOneReplica();
-          const got = await send(await s.store.presignGet(before, s.presign), 'GET');
-          expect(got.status).toBe(200);
-          expect(got.body.equals(plaintext)).toBe(true);
-          const after = await s.newKey();
-          const bytes = randomBytes(100_000);
-          expect((await send(await s.store.presignPut(after, s.presign), 'PUT', SSE, bytes)).status).toBe(200);
-          expect(await s.store.stat(after)).toBe(bytes.length);
-          expect((await send(await s.store.presignGet(after, s.presign), 'GET')).body.equals(bytes)).toBe(true);
-          expect((await replicated.stored(bucket, after)).copies).toBe(2);
-        },
-        START_TIMEOUT,
-      );
+  // Mid-run on the replicated servers: every later test of the subject runs with one replica dead.
+  if (replicated)
+    it(
+      'keeps three encrypted copies of an object, and with one replica killed serves it and stores new ones',
+      async () => {
+        const { bucket, replicated } = s as S3Subject & { replicated: ReplicatedS3 };
+        const plaintext = Buffer.from('a recognisable secret sentence. '.repeat(1000));
+        const before = await s.newKey();
+        expect((await send(await s.store.presignPut(before, s.presign), 'PUT', SSE, plaintext)).status).toBe(200);
+        const held = await replicated.stored(bucket, before);
+        expect(held.copies).toBe(3);
+        expect(held.bytes.length).toBeGreaterThanOrEqual(plaintext.length);
+        expect(held.bytes.includes('recognisable secret')).toBe(false);
 
-    it('refuses a PUT without the server-side encryption header and stores nothing', async () => {
-      const key = await s.newKey();
-      const put = await send(await s.store.presignPut(key, s.presign), 'PUT', {}, randomBytes(100));
-      expect(put.status).toBe(s.missingSseStatus);
-      expect(await s.store.stat(key)).toBeNull();
-    });
+        await replicated.stopOneReplica();
+        const got = await send(await s.store.presignGet(before, s.presign), 'GET');
+        expect(got.status).toBe(200);
+        expect(got.body.equals(plaintext)).toBe(true);
+        const after = await s.newKey();
+        const bytes = randomBytes(100_000);
+        expect((await send(await s.store.presignPut(after, s.presign), 'PUT', SSE, bytes)).status).toBe(200);
+        expect(await s.store.stat(after)).toBe(bytes.length);
+        expect((await send(await s.store.presignGet(after, s.presign), 'GET')).body.equals(bytes)).toBe(true);
+        expect((await replicated.stored(bucket, after)).copies).toBe(2);
+      },
+      START_TIMEOUT,
+    );
 
-    it('refuses a PUT naming another encryption', async () => {
-      const key = await s.newKey();
-      const put = await send(await s.store.presignPut(key, s.presign), 'PUT', { [SSE_HEADER]: 'aws:kms' }, randomBytes(100));
-      // Swift answers 501 NotImplemented for SSE-KMS before it checks the signature.
-      expect([400, 403, 501]).toContain(put.status);
-      expect(await s.store.stat(key)).toBeNull();
-    });
+  it('refuses a PUT without the server-side encryption header and stores nothing', async () => {
+    const key = await s.newKey();
+    const put = await send(await s.store.presignPut(key, s.presign), 'PUT', {}, randomBytes(100));
+    expect(put.status).toBe(s.missingSseStatus);
+    expect(await s.store.stat(key)).toBeNull();
+  });
 
-    it('answers 403 to tampered addresses', async () => {
-      const key = await s.newKey();
-      const put = await send(s.tamper(await s.store.presignPut(key, s.presign)), 'PUT', SSE, randomBytes(100));
-      expect(put.status).toBe(403);
-      expect(await s.store.stat(key)).toBeNull();
+  it('refuses a PUT naming another encryption', async () => {
+    const key = await s.newKey();
+    const put = await send(await s.store.presignPut(key, s.presign), 'PUT', { [SSE_HEADER]: 'aws:kms' }, randomBytes(100));
+    // Swift answers 501 NotImplemented for SSE-KMS before it checks the signature.
+    expect([400, 403, 501]).toContain(put.status);
+    expect(await s.store.stat(key)).toBeNull();
+  });
 
-      await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, randomBytes(100));
-      expect((await send(s.tamper(await s.store.presignGet(key, s.presign)), 'GET')).status).toBe(403);
-    });
+  it('answers 403 to tampered addresses', async () => {
+    const key = await s.newKey();
+    const put = await send(s.tamper(await s.store.presignPut(key, s.presign)), 'PUT', SSE, randomBytes(100));
+    expect(put.status).toBe(403);
+    expect(await s.store.stat(key)).toBeNull();
 
-    it('answers 403 to an address used for another object', async () => {
-      const key = await s.newKey();
-      const other = await s.newKey();
-      const url = await s.store.presignPut(key, s.presign);
-      const forOther = s.retarget(url, key, other);
-      expect(forOther).not.toBe(url);
-      expect((await send(forOther, 'PUT', SSE, randomBytes(10))).status).toBe(403);
-      expect(await s.store.stat(other)).toBeNull();
-    });
+    await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, randomBytes(100));
+    expect((await send(s.tamper(await s.store.presignGet(key, s.presign)), 'GET')).status).toBe(403);
+  });
 
-    it('answers 403 to expired addresses', async () => {
-      const key = await s.newKey();
-      const ttl = { ...s.presign, ttlSeconds: 1 };
-      const putUrl = await s.store.presignPut(key, ttl);
-      expect((await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, randomBytes(10))).status).toBe(200);
-      const getUrl = await s.store.presignGet(key, ttl);
-      // S3 counts expiry in whole seconds from X-Amz-Date.
-      await sleep(2500);
-      expect((await send(putUrl, 'PUT', SSE, randomBytes(10))).status).toBe(403);
-      expect((await send(getUrl, 'GET')).status).toBe(403);
-      expect(await s.store.stat(key)).toBe(10);
-    });
+  it('answers 403 to an address used for another object', async () => {
+    const key = await s.newKey();
+    const other = await s.newKey();
+    const url = await s.store.presignPut(key, s.presign);
+    const forOther = s.retarget(url, key, other);
+    expect(forOther).not.toBe(url);
+    expect((await send(forOther, 'PUT', SSE, randomBytes(10))).status).toBe(403);
+    expect(await s.store.stat(other)).toBeNull();
+  });
 
-    it('removes objects; stat then gives null, and removing a missing object is fine', async () => {
-      const key = await s.newKey();
-      await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, randomBytes(10));
-      expect(await s.store.stat(key)).toBe(10);
-      await s.store.remove(key);
-      expect(await s.store.stat(key)).toBeNull();
-      await expect(s.store.remove(key)).resolves.toBeUndefined();
-      await expect(s.store.remove(await s.newKey())).resolves.toBeUndefined();
-    });
-  },
-);
+  it('answers 403 to expired addresses', async () => {
+    const key = await s.newKey();
+    const ttl = { ...s.presign, ttlSeconds: 1 };
+    const putUrl = await s.store.presignPut(key, ttl);
+    expect((await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, randomBytes(10))).status).toBe(200);
+    const getUrl = await s.store.presignGet(key, ttl);
+    // S3 counts expiry in whole seconds from X-Amz-Date.
+    await sleep(2500);
+    expect((await send(putUrl, 'PUT', SSE, randomBytes(10))).status).toBe(403);
+    expect((await send(getUrl, 'GET')).status).toBe(403);
+    expect(await s.store.stat(key)).toBe(10);
+  });
+
+  it('removes objects; stat then gives null, and removing a missing object is fine', async () => {
+    const key = await s.newKey();
+    await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, randomBytes(10));
+    expect(await s.store.stat(key)).toBe(10);
+    await s.store.remove(key);
+    expect(await s.store.stat(key)).toBeNull();
+    await expect(s.store.remove(key)).resolves.toBeUndefined();
+    await expect(s.store.remove(await s.newKey())).resolves.toBeUndefined();
+  });
+});
 
 describe('local store behind the gateway', () => {
   let s: Awaited<ReturnType<typeof localSubject>>;
