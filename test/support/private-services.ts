@@ -169,10 +169,11 @@ export class PostgresReplica extends PrivatePostgres {
   /** Resolves once the replica has received (`replay`: also applied) all the WAL the primary has written so far. */
   async caughtUp(what: 'receive' | 'replay' = 'replay'): Promise<void> {
     const target = (await this.primary.queryOne<{ lsn: string }>('SELECT pg_current_wal_lsn() AS lsn'))?.lsn;
-    const position = what === 'receive' ? 'pg_last_wal_receive_lsn()' : 'pg_last_wal_replay_lsn()';
-    await eventually(
-      async () => (await this.queryOne<{ behind: boolean }>(`SELECT ${position} < $1::pg_lsn AS behind`, [target]))?.behind === false,
-    );
+    const behind =
+      what === 'receive'
+        ? 'SELECT pg_last_wal_receive_lsn() < $1::pg_lsn AS behind'
+        : 'SELECT pg_last_wal_replay_lsn() < $1::pg_lsn AS behind';
+    await eventually(async () => (await this.queryOne<{ behind: boolean }>(behind, [target]))?.behind === false);
   }
 
   /** Removes the replica and then its slot, which would otherwise keep WAL on the primary for ever. */
