@@ -14,6 +14,8 @@ import { CLUSTER, requireEnv, startTestGateway, type TestGateway } from './gatew
 import { testDexDb, type TestDexDb } from './database';
 import { createDatabaseFrom } from './templates';
 
+export { eventually } from './eventually';
+
 /** The cluster domain of the fake instances. */
 export const PEER_CLUSTER = 'peer.test';
 export const ADMIN = `boss.${CLUSTER}`;
@@ -189,15 +191,4 @@ export async function startTestCluster(
   await startGateway();
   if (options.worker ?? true) await cluster.startWorker();
   return cluster;
-}
-
-/** Polls until `check` returns a truthy value (then returns it), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
