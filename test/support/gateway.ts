@@ -5,13 +5,13 @@ import type { RequestListener } from 'node:http';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { loadConfigFor, type Env, type GatewayConfig } from '@pds/config';
-import { createGatewayDb, type GatewayDb } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { dexRegistrationProducer, type Producer } from '@pds/queue';
 import { createApp, type Gateway, type GatewayDeps } from '@pds/gateway';
 // The root package does not depend on @pds/storage; the gateway resolves it as a workspace package.
 import { createBlobStore, type BlobStore } from '../../packages/storage/src';
 import { testClock, type TestClock } from './clock';
+import { testGatewayDb, type TestGatewayDb } from './database';
 import { createDatabaseFrom } from './templates';
 
 export const CLUSTER = 'pds.test';
@@ -19,7 +19,8 @@ export const STRONG_PASSWORD = 'correct-horse-battery-staple-42';
 
 export interface TestGateway extends Gateway {
   config: GatewayConfig;
-  db: GatewayDb;
+  /** The product's database, with Prisma's models for assertions (test/support/database.ts). */
+  db: TestGatewayDb;
   redis: Redis;
   clock: TestClock;
   redisPrefix: string;
@@ -59,7 +60,7 @@ export async function startTestGateway(
     TRUST_PROXY: 'false',
     ...overrides,
   });
-  const db = createGatewayDb(database.url, { max: 5 });
+  const db = testGatewayDb(database.url, { max: 5 });
   const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
   const subscriber = redis.duplicate();
   const redisPrefix = `test-${randomBytes(6).toString('hex')}`;

@@ -57,7 +57,7 @@ describe('the dex OpenAPI document', () => {
     expect(openApiProblems(doc)).toEqual([]);
   });
 
-  it('is what docs/openapi-dex.json holds (run `pnpm openapi` after changing an api.ts)', () => {
+  it('is what docs/openapi-dex.json holds (run `pnpm openapi` after changing a route declaration)', () => {
     expect(JSON.parse(readFileSync(OPENAPI_FILES.dex, 'utf8'))).toEqual(JSON.parse(serialise(doc)));
   });
 

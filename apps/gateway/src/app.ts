@@ -39,6 +39,7 @@ import { AuthService } from './auth/service';
 import { consolePages } from './console';
 import { Cors } from './cors';
 import { DataAccessPolicy } from './data/access';
+import { BundleService } from './data/bundles';
 import { DebitService } from './data/debits';
 import { DataGrantService } from './data/grants';
 import { DataService } from './data/service';
@@ -128,7 +129,8 @@ export function createApp(deps: GatewayDeps): Gateway {
   });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
   const dataAccess = new DataAccessPolicy(grants);
-  const debits = new DebitService(new DataBundleRepository(db), new DataDebitRepository(db), users, dataAccess, clock);
+  const bundles = new BundleService(new DataBundleRepository(db));
+  const debits = new DebitService(bundles, new DataDebitRepository(db), users, dataAccess, clock);
   const apps = new ApplicationService(applications, users, debits, changes, auth);
   const push = new DexPushService(applications, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock);
   const fileService = new FileService({
@@ -158,6 +160,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     data: new DataService(records, changes, dataAccess),
     grants: new DataGrantService(grants, users),
     debits,
+    bundles,
   });
 
   const cors = new Cors(config.CORS_ALLOWED_ORIGINS, (instanceId) => apps.origins(instanceId));

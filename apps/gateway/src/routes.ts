@@ -11,6 +11,7 @@ import type { AuthService } from './auth/service';
 import { blobRoutes } from './blobs/routes';
 import type { ConsolePages } from './console';
 import { debitRoutes } from './data/debit-routes';
+import type { BundleService } from './data/bundles';
 import type { DebitService } from './data/debits';
 import { dataGrantRoutes } from './data/grant-routes';
 import type { DataGrantService } from './data/grants';
@@ -44,6 +45,7 @@ export interface RouteServices {
   data: DataService;
   grants: DataGrantService;
   debits: DebitService;
+  bundles: BundleService;
 }
 
 export function routeTable(s: RouteServices): GatewayRoute[] {
@@ -57,7 +59,7 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...applicationRoutes(s.apps, s.push),
     ...dataRoutes(s.data),
     ...dataGrantRoutes(s.grants),
-    ...debitRoutes(s.debits),
+    ...debitRoutes(s.debits, s.bundles),
     ...fileRoutes(s.files),
   ];
   return routes;

@@ -33,7 +33,7 @@ describe('the gateway OpenAPI document', () => {
     expect(openApiProblems(doc)).toEqual([]);
   });
 
-  it('is what docs/openapi.json holds (run `pnpm openapi` after changing an api.ts)', () => {
+  it('is what docs/openapi.json holds (run `pnpm openapi` after changing a route declaration)', () => {
     expect(JSON.parse(readFileSync(OPENAPI_FILES.gateway, 'utf8'))).toEqual(JSON.parse(serialise(doc)));
   });
 

@@ -232,6 +232,20 @@ function parse(schema: z.ZodObject, env: Record<string, string | undefined>) {
   } as Config;
 }
 
+/**
+ * For an entry point: its process's configuration, or else one line on stderr naming every bad
+ * variable and exit code 1 (an uncaught ConfigError would print a stack trace around that line).
+ */
+export function configOrExit<P extends ProcessName>(name: P, env: Record<string, string | undefined> = process.env): ConfigOf<P> {
+  try {
+    return loadConfigFor(name, env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}
+
 /** The public base URL of an instance (or of the cluster domain itself). */
 export function instanceUrl(config: Pick<Config, 'PUBLIC_URL_SCHEME' | 'PUBLIC_PORT'>, address: string): string {
   const defaultPort = config.PUBLIC_URL_SCHEME === 'https' ? 443 : 80;

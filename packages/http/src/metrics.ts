@@ -4,7 +4,7 @@
 import cluster from 'node:cluster';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { closeServer } from './lifecycle';
+import { closeServer, listenError } from './lifecycle';
 
 type JobState = 'waiting' | 'active' | 'delayed' | 'failed';
 
@@ -148,7 +148,7 @@ export async function serveMetrics(
     }
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => reject(listenError(error, host, port)));
     server.listen(port, host, () => resolve());
   });
   return { server, close: () => closeServer(server, 1000) };

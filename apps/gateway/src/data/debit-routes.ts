@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { json } from '@pds/http';
 import { route, type GatewayRoute } from '../route';
 import { bundleSchema } from './bundle-input';
+import type { BundleService } from './bundles';
 import type { DebitService } from './debits';
 
 const BUNDLE = '/api/v2.6/data-bundle/:name';
@@ -17,7 +18,7 @@ const debitParams = z.object({ key: z.string() });
 const HOLDER = 'The owner, or the debit’s holder.';
 const OWNER = 'Owner only.';
 
-export function debitRoutes(debits: DebitService): GatewayRoute[] {
+export function debitRoutes(debits: DebitService, bundles: BundleService): GatewayRoute[] {
   return [
     route({
       method: 'post',
@@ -29,7 +30,7 @@ export function debitRoutes(debits: DebitService): GatewayRoute[] {
       params: bundleParams,
       documents: { body: bundleSchema },
       responses: { 201: { description: 'The bundle', body: z.unknown() } },
-      handle: async ({ tenant, caller, params, body }) => json(await debits.saveBundle(tenant, caller, { ...params, body }), 201),
+      handle: async ({ tenant, caller, params, body }) => json(await bundles.define(tenant, caller, { ...params, body }), 201),
     }),
     route({
       method: 'get',
@@ -40,7 +41,7 @@ export function debitRoutes(debits: DebitService): GatewayRoute[] {
       description: OWNER,
       params: bundleParams,
       responses: { 200: { description: 'The values', body: values } },
-      handle: async ({ tenant, caller, params }) => json(await debits.bundleValues(tenant, caller, params)),
+      handle: async ({ tenant, caller, params }) => json(await bundles.values(tenant, caller, params)),
     }),
     route({
       method: 'get',
@@ -51,7 +52,7 @@ export function debitRoutes(debits: DebitService): GatewayRoute[] {
       description: OWNER,
       params: bundleParams,
       responses: { 200: { description: 'The bundle', body: z.unknown() } },
-      handle: async ({ tenant, caller, params }) => json(await debits.bundleStructure(tenant, caller, params)),
+      handle: async ({ tenant, caller, params }) => json(await bundles.structure(tenant, caller, params)),
     }),
     route({
       method: 'get',

@@ -1,6 +1,6 @@
 // POST /api/signup: no auth; sent to the cluster domain or to the would-be instance address.
 import { z } from 'zod';
-import { json, parseInput, type RateLimit } from '@pds/http';
+import { ApiError, json, parseInput, type RateLimit } from '@pds/http';
 import type { AuthService } from '../auth/service';
 import type { InstanceRegistry } from '../instances/registry';
 import { addressOfHost } from '../instances/tenancy';
@@ -29,7 +29,12 @@ export function signupRoutes(signup: SignupService, registry: InstanceRegistry, 
         await limit.consume(client.ip);
         const input = parseInput(signupSchema, body ?? {});
         const address = signup.addressFor(addressOfHost(client.host), input.username);
-        const { owner } = await signup.signup(address, input);
+        const { owner } = await signup.signup(address, input).catch(async (error: unknown) => {
+          // A taken name is refused after one look-up, before the costly part: not counted, so asking again
+          // (a walkthrough run twice) never uses up the limit.
+          if (error instanceof ApiError && error.status === 409) await limit.refund(client.ip);
+          throw error;
+        });
         // A gateway may still hold an earlier instance of this address (deleted, then signed up again).
         await registry.changed(address);
         const tenant = await registry.resolve(address);
