@@ -78,8 +78,12 @@ export function blobRoutes(store: LocalBlobStore, files: FileRepository): Router
       const body = whileLive(req.iterator({ destroyOnReturn: false }), live);
       // Read again once the object has its name, while that name is made durable: a delete that came
       // while the bytes arrived removed the bytes before these landed.
-      await store.write(key, body, req.get('content-type'), async () => {
-        deletedMeanwhile = !(await fileLive(req, key));
+      await store.write(key, body, {
+        contentType: req.get('content-type'),
+        maxBytes: store.maxBytes,
+        whenNamed: async () => {
+          deletedMeanwhile = !(await fileLive(req, key));
+        },
       });
     } catch (error) {
       if (error instanceof BlobTooLargeError) throw tooLarge(store.maxBytes);
