@@ -192,6 +192,8 @@ export class S3BlobStore implements BlobStore {
       await sending;
       await this.client.completeMultipartUpload(bucket, key, uploadId, etags);
     } catch (error) {
+      // The source is let go (a stream is destroyed): its producer must not wait for a reader that left.
+      await parts.return(undefined);
       await sending.catch(() => undefined);
       await this.client.abortMultipartUpload(bucket, key, uploadId).catch(() => undefined);
       throw error;

@@ -218,6 +218,25 @@ describe('S3 streams: what its listing does not show', () => {
     expect(await unfinished(`${address}/`)).toEqual([]);
   }, 60_000);
 
+  it('lets go of its source when the store fails midway (a producer waiting on it is not left hanging)', async () => {
+    const key = `${address}/lost.bin`;
+    let released = false;
+    async function* source(): AsyncGenerator<Buffer> {
+      try {
+        yield randomBytes(8 * MiB);
+        yield randomBytes(8 * MiB);
+        // The upload is under way: pull the ground from under it.
+        await store.removePrefix(`${address}/`);
+        for (;;) yield randomBytes(MiB);
+      } finally {
+        released = true;
+      }
+    }
+    await expect(store.write(key, source())).rejects.toThrow();
+    expect(released).toBe(true);
+    expect(await unfinished(`${address}/`)).toEqual([]);
+  }, 60_000);
+
   it('drops the parts of a write cut short by a killed process when its prefix is removed', async () => {
     const key = `${address}/killed.bin`;
     // What a write leaves when its process dies between two parts.
