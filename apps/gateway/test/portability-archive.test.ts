@@ -233,6 +233,11 @@ describe('the reader refuses', () => {
     });
   });
 
+  it('a marker with fields version 1 does not define', async () => {
+    const marked = await edited(archive, replace('pds-export.json', '{"format":"pds-export","version":1,"signedBy":"me"}'));
+    expect(await verify(marked)).toMatchObject({ ok: false, problem: 'invalid-entry', path: 'pds-export.json' });
+  });
+
   it('what is not an export: another tar.gz, or no gzip at all', async () => {
     expect(await verify(await edited(archive, () => [file('notes.txt', 'hi')]))).toMatchObject({ ok: false, problem: 'not-an-export' });
     expect(await verify(await edited(archive, replace('pds-export.json', '{"format":"other","version":1}')))).toMatchObject({

@@ -18,6 +18,7 @@ import {
   MARKER_PATH,
   VERSION,
   manifestSchema,
+  markerSchema,
   parseEntryPath,
   type EntryName,
   type ExportFile,
@@ -199,7 +200,7 @@ function checkMarker(marker: unknown, path: string): void {
   if (version !== VERSION) {
     throw new ArchiveError('unsupported-version', `is version ${JSON.stringify(version)}; this reader reads version ${VERSION}`, path);
   }
-  if (Object.keys(marker as object).length !== 2) throw new ArchiveError('invalid-entry', 'holds fields besides format and version', path);
+  if (!markerSchema.safeParse(marker).success) throw new ArchiveError('invalid-entry', 'holds fields besides format and version', path);
 }
 
 function checkManifest(value: unknown, seen: ManifestEntry[], contents: ContentsCheck): Manifest {

@@ -36,7 +36,7 @@ import {
 
 /** An NDJSON part is closed once it holds this many bytes (so at most this plus one line). */
 const PART_BYTES = 1024 * 1024;
-/** gzip's own default; see docs/export-format.md for the measured alternatives. */
+/** gzip's default, as `tar -czf` uses: the archive comes out as small as tar's (node's zlib is still the faster of the two). */
 const DEFAULT_LEVEL = 6;
 
 export interface FileToExport {
