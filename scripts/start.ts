@@ -3,7 +3,7 @@
 // migrations and runs gateway, dex and their workers in this process. Ctrl-C (or SIGTERM) stops everything
 // gracefully, the embedded database last.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfigFor, type ClusterConfig } from '@pds/config';
 import { startDex, startDexWorker } from '@pds/dex';
@@ -16,8 +16,8 @@ import { ensureRedis } from './lib/redis';
 
 type Closer = () => Promise<void>;
 
-/** A secret from the environment, else the one kept in DATA_DIR (created on first start, readable by its owner only). */
-function secret(dataDir: string, variable: string, fileName: string, create: () => string): string {
+/** A value from the environment, else the one kept in DATA_DIR (created on first start, readable by its owner only). */
+function kept(dataDir: string, variable: string, fileName: string, create: () => string): string {
   const given = process.env[variable];
   if (given) return given;
   const file = path.join(dataDir, fileName);
@@ -33,8 +33,8 @@ function secret(dataDir: string, variable: string, fileName: string, create: () 
 async function provisionAdmin(gateway: RunningGateway, config: ClusterConfig, dataDir: string): Promise<string | undefined> {
   const address = `admin.${config.CLUSTER_DOMAIN}`;
   if (!config.DEX_ADMINS.includes(address)) return undefined;
-  const pass = secret(dataDir, 'ADMIN_PASSWORD', 'admin-password', () => randomBytes(18).toString('base64url'));
-  const { created } = await gateway.gateway.provision({
+  const pass = kept(dataDir, 'ADMIN_PASSWORD', 'admin-password', () => randomBytes(18).toString('base64url'));
+  const { created } = await gateway.gateway.signup.provision({
     username: 'admin',
     fullName: 'Cluster administrator',
     email: `admin@${config.CLUSTER_DOMAIN}`,
@@ -42,6 +42,42 @@ async function provisionAdmin(gateway: RunningGateway, config: ClusterConfig, da
   });
   const where = process.env.ADMIN_PASSWORD ? 'ADMIN_PASSWORD' : path.join(dataDir, 'admin-password');
   return `${address} ${created ? 'created' : 'exists'}; its password is in ${where}`;
+}
+
+/** Whether `pid` is a running `pnpm start` (not some later process that got its number). */
+function isStart(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  const cmdline = `/proc/${pid}/cmdline`;
+  return !existsSync(cmdline) || readFileSync(cmdline, 'utf8').includes('scripts/start.ts');
+}
+
+/**
+ * Claims DATA_DIR for this process, before anything in it is read or written: a second start on the same
+ * folder would find its database locked and rewrite the files the first one's users rely on (its
+ * PostgreSQL port). A claim left by a process that no longer runs is taken over. Returns the release.
+ */
+function claimDataDir(dataDir: string): () => void {
+  const file = path.join(dataDir, 'start.pid');
+  for (;;) {
+    try {
+      writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      return () => rmSync(file, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number(readFileSync(file, 'utf8').trim());
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isStart(holder)) {
+      throw new Error(
+        `a pnpm start is already running on ${dataDir} (pid ${holder}); this one changed nothing. ` +
+          'Use that one, stop it first (Ctrl-C in its terminal), or give this one its own DATA_DIR, PORT and DEX_PORT.',
+      );
+    }
+    rmSync(file, { force: true });
+  }
 }
 
 async function start(): Promise<Stoppable> {
@@ -52,6 +88,8 @@ async function start(): Promise<Stoppable> {
   try {
     const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
     mkdirSync(dataDir, { recursive: true });
+    const release = claimDataDir(dataDir);
+    closers.push(async () => release());
     const port = process.env.PORT ?? '8080';
     const clusterDomain = process.env.CLUSTER_DOMAIN ?? 'pds.localhost';
 
@@ -78,7 +116,10 @@ async function start(): Promise<Stoppable> {
       DATABASE_URL: databaseUrl,
       DEX_DATABASE_URL: dexDatabaseUrl,
       REDIS_URL: redis.url,
-      MASTER_KEY: secret(dataDir, 'MASTER_KEY', 'master.key', () => randomBytes(32).toString('hex')),
+      // Its own key prefix, kept with its data: counters and queues start afresh with a new DATA_DIR, and
+      // never mix with another start's (or the tests') on a shared Redis.
+      QUEUE_PREFIX: kept(dataDir, 'QUEUE_PREFIX', 'queue-prefix', () => `pds-${randomBytes(4).toString('hex')}`),
+      MASTER_KEY: kept(dataDir, 'MASTER_KEY', 'master.key', () => randomBytes(32).toString('hex')),
     });
 
     ensureConsoleBuilt(console.log);
@@ -102,7 +143,7 @@ PDS cluster running (Ctrl-C stops it)
   dex       ${dex.url}   certified cluster: ${config.DEX_CLUSTERS.join(', ')}; admins: ${config.DEX_ADMINS.join(', ')}
   admin     ${admin ?? '(not under this cluster)'}
   postgres  ${postgres.origin} ${redact(withDatabase(postgres.adminUrl, ''))}
-  redis     ${redis.origin} ${redis.url}
+  redis     ${redis.origin} ${redis.url} (keys under ${config.QUEUE_PREFIX}:)
   data      ${dataDir} (files: ${config.STORAGE})
 
 Sign up an instance:

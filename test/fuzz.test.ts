@@ -6,7 +6,7 @@
 // change when refused. Seeded and bounded: FUZZ_SEED and FUZZ_RUNS reproduce or widen a run.
 import http from 'node:http';
 import zlib from 'node:zlib';
-import type { Express } from 'express';
+import { pathsOf, type AnyRoute } from '@pds/http';
 import fc from 'fast-check';
 import pg from 'pg';
 import supertest from 'supertest';
@@ -23,29 +23,9 @@ interface Route {
   path: string;
 }
 
-/** Every route of an express 5 app, with mount prefixes, read from its router stack. */
-function routesOf(app: Express): Route[] {
-  type Layer = {
-    route?: { path: string | string[]; methods: Record<string, boolean> };
-    handle: { stack?: Layer[] };
-    rawPath?: string | string[];
-    slash?: boolean;
-  };
-  const found: Route[] = [];
-  const walk = (stack: Layer[], prefix: string) => {
-    for (const layer of stack) {
-      if (layer.route) {
-        const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
-        for (const path of paths)
-          for (const method of Object.keys(layer.route.methods)) found.push({ method: method.toUpperCase(), path: prefix + path });
-      } else if (layer.handle.stack) {
-        const mount = layer.slash || typeof layer.rawPath !== 'string' || layer.rawPath === '/' ? '' : layer.rawPath;
-        walk(layer.handle.stack, prefix + mount);
-      }
-    }
-  };
-  walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
-  return found.filter((r) => r.method !== '_ALL');
+/** Every route of a table, each path of it. */
+function routesOf(routes: readonly AnyRoute[]): Route[] {
+  return routes.flatMap((route) => pathsOf(route).map((path) => ({ method: route.method.toUpperCase(), path })));
 }
 
 // --- generators -------------------------------------------------------------------------------
@@ -221,13 +201,13 @@ afterAll(async () => {
 });
 
 it('reads every route from both apps', () => {
-  expect(routesOf(cluster.gw.app)).toEqual(
+  expect(routesOf(cluster.gw.routes)).toEqual(
     expect.arrayContaining([
       { method: 'POST', path: '/api/v2.6/files/search' },
       { method: 'POST', path: '/api/signup' },
     ]),
   );
-  expect(routesOf(cluster.dex.app)).toEqual(expect.arrayContaining([{ method: 'POST', path: '/api/v3/users/registerHat' }]));
+  expect(routesOf(cluster.dex.routes)).toEqual(expect.arrayContaining([{ method: 'POST', path: '/api/v3/users/registerHat' }]));
 });
 
 describe.each(['gateway', 'dex'])('%s under generated hostile input', (name) => {
@@ -237,11 +217,11 @@ describe.each(['gateway', 'dex'])('%s under generated hostile input', (name) => 
         ? {
             name,
             baseUrl: cluster.gatewayUrl,
-            routes: routesOf(cluster.gw.app),
+            routes: routesOf(cluster.gw.routes),
             hosts: [owner.address, CLUSTER, `nobody.${CLUSTER}`],
             db: () => gatewayDb,
           }
-        : { name, baseUrl: cluster.dexUrl, routes: routesOf(cluster.dex.app), hosts: ['127.0.0.1', `dex.${CLUSTER}`], db: () => dexDb };
+        : { name, baseUrl: cluster.dexUrl, routes: routesOf(cluster.dex.routes), hosts: ['127.0.0.1', `dex.${CLUSTER}`], db: () => dexDb };
     const tokens = fc.constantFrom(undefined, owner.token, 'garbage', `${owner.token.slice(0, -4)}AAAA`);
     const request = fc.record({
       route: fc.constantFrom(...target.routes),

@@ -1,12 +1,14 @@
 // Brings up what the suite needs once per run: PostgreSQL (configured, local, or embedded), Redis
 // (configured, local, or a private redis-server), S3 (configured, or a private OpenStack Swift), and the
-// migrated template databases.
+// migrated template databases; and serves the replicated S3 servers, started only when a suite asks.
 import os from 'node:os';
 import path from 'node:path';
 import { ensureConsoleBuilt } from '../scripts/lib/console';
 import { ensurePostgres, redact } from '../scripts/lib/postgres';
 import { ensureRedis } from '../scripts/lib/redis';
 import { ensureS3 } from '../scripts/lib/s3';
+import { serveLazyServices } from './support/lazy-services';
+import { replicatedS3Starters } from './support/replicated-s3';
 import { ensureTemplate } from './support/templates';
 
 type Stoppable = { stop(): Promise<void> };
@@ -31,7 +33,8 @@ export default async function globalSetup(): Promise<void> {
   const postgres = await ensurePostgres({ configuredUrl: process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL, dataDir });
   const redis = await ensureRedis(process.env.TEST_REDIS_URL ?? process.env.REDIS_URL);
   const s3 = await s3Starting;
-  started.__pdsTestServices = [postgres, redis, s3];
+  const lazy = await serveLazyServices(replicatedS3Starters(dataDir));
+  started.__pdsTestServices = [postgres, redis, s3, lazy];
 
   process.env.TEST_PG_ADMIN_URL = postgres.adminUrl;
   process.env.TEST_REDIS_URL = redis.url;
@@ -39,6 +42,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_S3_ACCESS_KEY = s3.accessKey;
   process.env.TEST_S3_SECRET_KEY = s3.secretKey;
   process.env.TEST_S3_REGION = s3.region;
+  process.env.TEST_LAZY_SERVICES_URL = lazy.url;
   process.env.TEST_GATEWAY_TEMPLATE = await ensureTemplate(postgres.adminUrl, 'gateway');
   process.env.TEST_DEX_TEMPLATE = await ensureTemplate(postgres.adminUrl, 'dex');
   process.stdout.write(

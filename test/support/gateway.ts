@@ -1,17 +1,17 @@
 // A real gateway for a test file: its own database copied from the migrated template, the shared
 // Redis under a private key prefix, a movable clock. Call `close()` in afterAll.
 import { randomBytes } from 'node:crypto';
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { loadConfigFor, type Env, type GatewayConfig } from '@pds/config';
-import { createGatewayDb, type GatewayDb } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { dexRegistrationProducer, type Producer } from '@pds/queue';
 import { createApp, type Gateway, type GatewayDeps } from '@pds/gateway';
 // The root package does not depend on @pds/storage; the gateway resolves it as a workspace package.
 import { createBlobStore, type BlobStore } from '../../packages/storage/src';
 import { testClock, type TestClock } from './clock';
+import { testGatewayDb, type TestGatewayDb } from './database';
 import { createDatabaseFrom } from './templates';
 
 export const CLUSTER = 'pds.test';
@@ -19,7 +19,8 @@ export const STRONG_PASSWORD = 'correct-horse-battery-staple-42';
 
 export interface TestGateway extends Gateway {
   config: GatewayConfig;
-  db: GatewayDb;
+  /** The product's database, with Prisma's models for assertions (test/support/database.ts). */
+  db: TestGatewayDb;
   redis: Redis;
   clock: TestClock;
   redisPrefix: string;
@@ -55,9 +56,11 @@ export async function startTestGateway(
     // Tests log in far more often than people; the limit itself is tested with the contract's value.
     LOGIN_RATE_LIMIT: '1000',
     SIGNUP_RATE_LIMIT: '1000',
+    // Tests call as clients, not through a proxy (supertest connects from loopback, which the default trusts).
+    TRUST_PROXY: 'false',
     ...overrides,
   });
-  const db = createGatewayDb(database.url, { max: 5 });
+  const db = testGatewayDb(database.url, { max: 5 });
   const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
   const subscriber = redis.duplicate();
   const redisPrefix = `test-${randomBytes(6).toString('hex')}`;
@@ -111,7 +114,7 @@ export interface SignedUp {
 }
 
 /** Signs up an instance through the API and returns its owner's credentials. */
-export async function signUp(app: Express, username: string, password = STRONG_PASSWORD): Promise<SignedUp> {
+export async function signUp(app: RequestListener, username: string, password = STRONG_PASSWORD): Promise<SignedUp> {
   const res = await request(app)
     .post('/api/signup')
     .set('Host', CLUSTER)
@@ -121,7 +124,7 @@ export async function signUp(app: Express, username: string, password = STRONG_P
 }
 
 /** Creates a plain user in an instance (as its owner) and logs it in. */
-export async function addUser(app: Express, owner: SignedUp, username: string, password = STRONG_PASSWORD) {
+export async function addUser(app: RequestListener, owner: SignedUp, username: string, password = STRONG_PASSWORD) {
   const created = await request(app)
     .post('/users/user')
     .set('Host', owner.address)
@@ -138,7 +141,7 @@ export async function addUser(app: Express, owner: SignedUp, username: string, p
 }
 
 /** Requests to `host` as `who` (their token in X-Auth-Token). */
-export function callerRequests(app: Express, who: { token: string }, host: string) {
+export function callerRequests(app: RequestListener, who: { token: string }, host: string) {
   const send = (method: 'get' | 'post' | 'put' | 'delete') => (path: string) =>
     request(app)[method](path).set('Host', host).set('X-Auth-Token', who.token);
   return { get: send('get'), post: send('post'), put: send('put'), delete: send('delete') };

@@ -1,39 +1,15 @@
-// Checks an express app against its OpenAPI document: which routes are mounted (walking the router
-// stack), and whether a response matches what the document says about its operation and status.
-import type { Express } from 'express';
+// Checks a route table against its OpenAPI document: which routes it declares, and whether a response
+// matches what the document says about its operation and status.
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Response } from 'supertest';
-import { isNotApi, openApiPath } from '@pds/http';
+import { openApiPath, pathsOf, type AnyRoute } from '@pds/http';
 
-interface Layer {
-  handle: unknown;
-  rawPath?: string | string[];
-  route?: { path: string | string[]; methods: Record<string, boolean>; stack: Layer[] };
-}
-
-/** `GET /api/v2.6/files/file/{fileId}` for every route the app mounts (routers included), minus `notApi` ones. */
-export function mountedRoutes(app: Express): string[] {
-  const found: string[] = [];
-  const walk = (stack: Layer[], prefix: string) => {
-    for (const layer of stack) {
-      if (isNotApi(layer.handle)) continue;
-      if (layer.route) {
-        if (layer.route.stack.some((l) => isNotApi(l.handle))) continue;
-        for (const path of [layer.route.path].flat()) {
-          for (const method of Object.keys(layer.route.methods).filter((m) => m !== '_all')) {
-            found.push(`${method.toUpperCase()} ${openApiPath(prefix + path).path}`);
-          }
-        }
-      }
-      const nested = (layer.handle as { stack?: Layer[] }).stack;
-      if (nested) {
-        const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
-        walk(nested, prefix + mount);
-      }
-    }
-  };
-  walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '');
+/** `GET /api/v2.6/files/file/{fileId}` for every route of a table, minus the hidden ones (pages). */
+export function declaredRoutes(routes: readonly AnyRoute[]): string[] {
+  const found = routes
+    .filter((route) => !route.hidden)
+    .flatMap((route) => pathsOf(route).map((path) => `${route.method.toUpperCase()} ${openApiPath(path).path}`));
   return [...new Set(found)].sort();
 }
 

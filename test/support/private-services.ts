@@ -1,11 +1,14 @@
-// Private Redis and PostgreSQL servers that a fault test may stop and start at will. The suite's shared
-// services (and the machine's on 5432 / 6379) are never touched: each of these runs on its own port
-// with its own data directory, and is removed by `destroy()`.
+// Private Redis and PostgreSQL servers that a fault test may stop and start at will, and streaming
+// replicas of such a PostgreSQL. The suite's shared services (and the machine's on 5432 / 6379) are
+// never touched: each of these runs on its own port with its own data directory, and is removed by
+// `destroy()`.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { freePort, waitForPort } from '../../scripts/lib/ports';
+import { eventually } from './eventually';
 
 const PG_BIN = '/usr/lib/postgresql/15/bin';
 
@@ -49,7 +52,7 @@ export class PrivateRedis {
  * `stop` is an immediate shutdown (connections cut, as in a crash); `resume` starts it again on the same port.
  */
 export class PrivatePostgres {
-  private constructor(
+  protected constructor(
     readonly port: number,
     private readonly dir: string,
   ) {}
@@ -65,13 +68,29 @@ export class PrivatePostgres {
   }
 
   static async start(): Promise<PrivatePostgres> {
+    const server = new PrivatePostgres(await freePort(), PrivatePostgres.makeDir());
+    server.asPostgres(`${PG_BIN}/initdb`, ['-D', server.dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+    await server.resume();
+    return server;
+  }
+
+  /** A folder the server's user owns. */
+  protected static makeDir(): string {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pds-fault-pg-'));
     if (process.getuid?.() === 0)
       chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
-    const pg = new PrivatePostgres(await freePort(), dir);
-    pg.asPostgres(`${PG_BIN}/initdb`, ['-D', pg.dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-    await pg.resume();
-    return pg;
+    return dir;
+  }
+
+  /** The first row of a query on `database` over a connection of its own. */
+  async queryOne<T>(sql: string, params: unknown[] = [], database = 'postgres'): Promise<T | undefined> {
+    const client = new pg.Client({ connectionString: this.url(database) });
+    await client.connect();
+    try {
+      return (await client.query(sql, params)).rows[0] as T | undefined;
+    } finally {
+      await client.end();
+    }
   }
 
   get adminUrl(): string {
@@ -101,12 +120,73 @@ export class PrivatePostgres {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private get dataDir(): string {
+  protected get dataDir(): string {
     return path.join(this.dir, 'data');
   }
 
-  private asPostgres(command: string, args: string[]): void {
+  protected asPostgres(command: string, args: string[]): void {
     if (process.getuid?.() === 0) execFileSync('runuser', ['-u', 'postgres', '--', command, ...args], { stdio: 'ignore' });
     else execFileSync(command, args, { stdio: 'ignore' });
+  }
+}
+
+/**
+ * A hot standby of a PrivatePostgres, streaming through a replication slot of its own:
+ * `pg_basebackup -R -X stream -C -S <slot>` of the primary, started on a second port. Writes to it fail
+ * (read-only); `pauseReplay` holds back what it has received, so a test can show which reads must not
+ * go to it.
+ */
+export class PostgresReplica extends PrivatePostgres {
+  private constructor(
+    port: number,
+    dir: string,
+    readonly primary: PrivatePostgres,
+    readonly slot: string,
+  ) {
+    super(port, dir);
+  }
+
+  static async of(primary: PrivatePostgres, slot: string): Promise<PostgresReplica> {
+    const replica = new PostgresReplica(await freePort(), PrivatePostgres.makeDir(), primary, slot);
+    const source = ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres'];
+    replica.asPostgres(`${PG_BIN}/pg_basebackup`, [...source, '-D', replica.dataDir, '-R', '-X', 'stream', '-C', '-S', slot, '--no-sync']);
+    await replica.resume();
+    return replica;
+  }
+
+  /** Stops applying the WAL it receives; resolves once replay is paused. */
+  async pauseReplay(): Promise<void> {
+    await this.queryOne('SELECT pg_wal_replay_pause()');
+    await eventually(
+      async () => (await this.queryOne<{ state: string }>('SELECT pg_get_wal_replay_pause_state() AS state'))?.state === 'paused',
+    );
+  }
+
+  async resumeReplay(): Promise<void> {
+    await this.queryOne('SELECT pg_wal_replay_resume()');
+  }
+
+  /** Resolves once the replica has received (`replay`: also applied) all the WAL the primary has written so far. */
+  async caughtUp(what: 'receive' | 'replay' = 'replay'): Promise<void> {
+    const target = (await this.primary.queryOne<{ lsn: string }>('SELECT pg_current_wal_lsn() AS lsn'))?.lsn;
+    const behind =
+      what === 'receive'
+        ? 'SELECT pg_last_wal_receive_lsn() < $1::pg_lsn AS behind'
+        : 'SELECT pg_last_wal_replay_lsn() < $1::pg_lsn AS behind';
+    await eventually(async () => (await this.queryOne<{ behind: boolean }>(behind, [target]))?.behind === false);
+  }
+
+  /** Removes the replica and then its slot, which would otherwise keep WAL on the primary for ever. */
+  override async destroy(): Promise<void> {
+    await super.destroy();
+    // The primary's walsender lets go of the slot a moment after the replica stops.
+    await eventually(async () => {
+      const slot = await this.primary.queryOne<{ active: boolean }>('SELECT active FROM pg_replication_slots WHERE slot_name = $1', [
+        this.slot,
+      ]);
+      if (slot?.active) return false;
+      if (slot) await this.primary.queryOne('SELECT pg_drop_replication_slot($1)', [this.slot]);
+      return true;
+    }).catch(() => undefined); // the primary is down or gone: so is its slot's WAL
   }
 }

@@ -6,9 +6,18 @@ export class ApiFailure extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** Seconds to wait before trying again (Retry-After of a 429 or 503). */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
+}
+
+/** Retry-After in seconds: a number of seconds, or an HTTP date. */
+function retryAfterOf(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = /^\d+$/.test(header) ? Number(header) : (Date.parse(header) - Date.now()) / 1000;
+  return Number.isFinite(seconds) ? Math.max(0, Math.ceil(seconds)) : undefined;
 }
 
 export interface CallOptions {
@@ -36,7 +45,7 @@ export async function call<T>(path: string, options: CallOptions = {}): Promise<
   if (!response.ok) {
     if (response.status === 401 && session) endSession();
     const message = (body as { message?: string } | undefined)?.message ?? `${response.status} ${response.statusText}`;
-    throw new ApiFailure(response.status, message);
+    throw new ApiFailure(response.status, message, retryAfterOf(response.headers.get('Retry-After')));
   }
   return body as T;
 }
@@ -58,6 +67,28 @@ export async function logIn(username: string, password: string): Promise<void> {
   keepToken(accessToken);
 }
 
+/** "in 1 minute", "in 45 seconds": how long to wait, as a person says it. */
+export function waitWords(seconds: number | undefined): string {
+  if (seconds === undefined || seconds <= 1) return 'in a moment';
+  if (seconds < 60) return `in ${seconds} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? 'in 1 minute' : `in ${minutes} minutes`;
+}
+
+/**
+ * What went wrong, in words for the person in front of the screen. The server's own messages for
+ * 400, 404 and 409 name the field or file and stay; the rest would read as jargon.
+ */
 export function errorText(error: unknown): string {
+  if (error instanceof ApiFailure) {
+    if (error.status === 401) return 'Your session has ended. Log in again.';
+    if (error.status === 403) return 'You are not allowed to do that.';
+    if (error.status === 413) return 'That is too large for this data store.';
+    if (error.status === 429) return `Too many attempts. Try again ${waitWords(error.retryAfter)}.`;
+    if (error.status >= 500) return 'Something went wrong on the server. Try again in a moment.';
+    return error.message;
+  }
+  // fetch rejects with a TypeError when the network, not the server, failed.
+  if (error instanceof TypeError) return 'The data store could not be reached. Check your connection and try again.';
   return error instanceof Error ? error.message : String(error);
 }

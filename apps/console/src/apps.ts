@@ -1,7 +1,7 @@
 // The one place that reads the instance's app listings. GET /api/v2.6/applications answers either
 // this cluster's first shape ({ application: <dex app record>, ... }) or hat-js's HatApplication
 // ({ application: { id, info, kind, permissions, ... }, ... }); both become a ConsoleApp.
-export type AppStatus = 'not set up' | 'running' | 'needs update' | 'failing';
+export type AppStatus = 'not set up' | 'running' | 'needs update' | 'disabled' | 'failing';
 
 export interface ConsoleApp {
   id: string;
@@ -26,9 +26,10 @@ interface Listing {
   needsUpdating?: boolean;
 }
 
-/** As HAT shows it: a disabled app is back to "not set up"; enabled but not active is failing. */
+/** What the owner did, in their words: never set up, set up and later disabled, or set up and running. */
 function statusOf(listing: Listing): AppStatus {
-  if (!listing.setup || listing.enabled === false) return 'not set up';
+  if (!listing.setup) return 'not set up';
+  if (listing.enabled === false) return 'disabled';
   if (listing.active === false) return 'failing';
   if (listing.needsUpdating) return 'needs update';
   return 'running';

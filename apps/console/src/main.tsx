@@ -1,12 +1,13 @@
 // The instance console: log in, then files, apps, data, data debits and users; #/hatlogin for apps.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { BrandMark } from './icons';
 import { href, useRoute } from './router';
-import { currentSession, endSession, onSessionChange } from './session';
+import { adoptHandedToken, currentSession, endSession, onSessionChange } from './session';
 import './style.css';
 import { Apps } from './views/Apps';
 import { Data } from './views/Data';
-import { DataDebits, dataDebitsOffered } from './views/DataDebits';
+import { DataDebits, hasDataDebits } from './views/DataDebits';
 import { FileDetails } from './views/FileDetails';
 import { Files } from './views/Files';
 import { HatLogin } from './views/HatLogin';
@@ -32,8 +33,11 @@ function App() {
   const owner = session?.scope === 'owner';
   const [debits, setDebits] = useState(false);
   useEffect(() => {
-    if (owner) void dataDebitsOffered().then(setDebits);
+    if (owner) void hasDataDebits().then(setDebits);
   }, [owner]);
+  // The phone's menu closes once a screen is chosen.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [route]);
 
   if (screen === 'hatlogin') {
     return (
@@ -61,7 +65,7 @@ function App() {
     screen === 'files' && rest[0] ? (
       <FileDetails key={rest[0]} fileId={rest[0]} session={session} />
     ) : screen === 'files' ? (
-      <Files />
+      <Files session={session} query={route.query} />
     ) : screen === 'apps' && owner ? (
       <Apps />
     ) : screen === 'data' && owner ? (
@@ -88,24 +92,38 @@ function App() {
       >
         Skip to content
       </a>
-      <header>
-        <span class="brand">{location.hostname}</span>
-        <nav aria-label="Console">
-          <ul>
-            {screens
-              .filter(([, , shown]) => shown)
-              .map(([id, label]) => (
-                <li key={id}>
-                  <a href={href(id)} aria-current={screen === id ? 'page' : undefined}>
-                    {label}
-                  </a>
-                </li>
-              ))}
-          </ul>
-        </nav>
-        <button type="button" class="secondary" onClick={endSession}>
-          Log out
+      <header class="bar">
+        <a class="brand" href={href('files')}>
+          <BrandMark />
+          <span>{location.hostname}</span>
+        </a>
+        <button
+          type="button"
+          class="menu-button secondary"
+          aria-expanded={menuOpen}
+          aria-controls="menu"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
         </button>
+        <div id="menu" class={menuOpen ? 'menu open' : 'menu'}>
+          <nav aria-label="Console">
+            <ul>
+              {screens
+                .filter(([, , shown]) => shown)
+                .map(([id, label]) => (
+                  <li key={id}>
+                    <a href={href(id)} aria-current={screen === id ? 'page' : undefined}>
+                      {label}
+                    </a>
+                  </li>
+                ))}
+            </ul>
+          </nav>
+          <button type="button" class="secondary" onClick={endSession}>
+            Log out
+          </button>
+        </div>
       </header>
       <main id="main" tabIndex={-1}>
         {content}
@@ -114,4 +132,5 @@ function App() {
   );
 }
 
+adoptHandedToken();
 render(<App />, document.getElementById('root') as HTMLElement);

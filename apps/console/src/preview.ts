@@ -1,15 +1,16 @@
 // Previews are made from the fetched bytes (a blob: address), so the CSP needs no frame or image
 // source beyond the instance and its store.
+import { extensionOf, kindOf } from './files/kinds';
+
 export type PreviewKind = 'image' | 'text' | 'pdf';
 
-const IMAGE = /\.(png|jpe?g|gif|webp|avif|bmp|svg)$/i;
-const TEXT = /\.(txt|md|csv|json|log|xml|ya?ml|ts|js|html?|css)$/i;
+/** The images every browser draws (not HEIC or TIFF). */
+const DRAWN = new Set(['png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'bmp', 'svg']);
 
 export function previewKind(name: string): PreviewKind | undefined {
-  if (IMAGE.test(name)) return 'image';
-  if (TEXT.test(name)) return 'text';
-  if (/\.pdf$/i.test(name)) return 'pdf';
-  return undefined;
+  const kind = kindOf(name);
+  if (kind === 'image') return DRAWN.has(extensionOf(name)) ? 'image' : undefined;
+  return kind === 'text' || kind === 'pdf' ? kind : undefined;
 }
 
 const MIME: Record<PreviewKind, (name: string) => string> = {

@@ -10,7 +10,7 @@ export interface Session {
   expires: number;
 }
 
-function claimsOf(token: string): { sub?: string; accessScope?: string; exp?: number } {
+function claimsOf(token: string): { sub?: string; accessScope?: string; exp?: number; iss?: string } {
   try {
     const payload = token.split('.')[1] ?? '';
     return JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/')));
@@ -51,3 +51,19 @@ export function endSession(): void {
   sessionStorage.removeItem(KEY);
   listeners.forEach((listener) => listener());
 }
+
+/**
+ * The sign-up page (another origin: the cluster domain) hands the new owner's token over in the
+ * address's fragment, which browsers never send to a server. It is taken out of the address at once,
+ * and kept only when this instance issued it.
+ */
+export function adoptHandedToken(): void {
+  const handed = /^#session=([^&]+)$/.exec(location.hash)?.[1];
+  if (!handed) return;
+  history.replaceState(null, '', `${location.pathname}${location.search}#/files`);
+  const token = decodeURIComponent(handed);
+  if (claimsOf(token).iss === location.hostname) keepToken(token);
+}
+
+/** The address that opens this instance's console already logged in with `token`. */
+export const handOverAddress = (instanceAddress: string, token: string) => `${instanceAddress}#session=${encodeURIComponent(token)}`;

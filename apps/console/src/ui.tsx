@@ -1,5 +1,5 @@
 // Small shared pieces: the status line read out by screen readers, headings that take focus on
-// navigation, byte sizes.
+// navigation, paging, byte sizes and dates.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 
@@ -12,11 +12,11 @@ export function Status({ message, error }: { message?: string; error?: string })
 }
 
 /** The screen's heading; focused when the screen opens so keyboard and screen-reader users land on it. */
-export function ScreenTitle({ children }: { children: ComponentChildren }) {
+export function ScreenTitle({ id, children }: { id: string; children: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => ref.current?.focus(), []);
   return (
-    <h1 tabIndex={-1} ref={ref}>
+    <h1 id={id} tabIndex={-1} ref={ref}>
       {children}
     </h1>
   );
@@ -35,4 +35,95 @@ export function formatBytes(size: number | undefined): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
+/** "3 files", "1 file". */
+export const countWords = (count: number, one = 'file', many = `${one}s`) => `${count.toLocaleString('en')} ${count === 1 ? one : many}`;
+
 export const formatDate = (iso: string | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/** "3 Nov", "3 Nov 2025" (another year), "14:05" (today): short enough for a list. */
+export function shortDate(iso: string | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  const now = new Date();
+  if (date.toDateString() === now.toDateString()) return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const sameYear = date.getFullYear() === now.getFullYear();
+  return date.toLocaleDateString(undefined, { day: 'numeric', month: 'short', ...(sameYear ? {} : { year: 'numeric' }) });
+}
+
+/**
+ * Previous / next over a list of `total` items shown `take` at a time from `skip`, and where this page
+ * lies ("51–100 of 254"); nothing when they fit on one page. `counting` says
+ * the total is still growing (more is being read), so it reads "of 1,000+".
+ */
+export function Pager({
+  label,
+  skip,
+  take,
+  total,
+  counting = false,
+  onSkip,
+}: {
+  label: string;
+  skip: number;
+  take: number;
+  total: number;
+  counting?: boolean;
+  onSkip: (skip: number) => void;
+}) {
+  const pages = Math.max(1, Math.ceil(total / take));
+  // One page needs no paging; the screen's summary says how many there are.
+  if (pages === 1 && !counting) return null;
+  const page = Math.floor(skip / take) + 1;
+  const shown = total === 0 ? 'None' : `${(skip + 1).toLocaleString('en')}–${Math.min(skip + take, total).toLocaleString('en')}`;
+  return (
+    <nav class="pager" aria-label={label}>
+      <button type="button" class="secondary" disabled={skip === 0} onClick={() => onSkip(Math.max(0, skip - take))}>
+        Previous page
+      </button>
+      <span class="pager-place">
+        {shown} of {total.toLocaleString('en')}
+        {counting ? '+' : ''}
+        {pages > 1 ? (
+          <span class="muted">
+            {' '}
+            · page {page} of {pages.toLocaleString('en')}
+          </span>
+        ) : null}
+      </span>
+      <button type="button" class="secondary" disabled={skip + take >= total && !counting} onClick={() => onSkip(skip + take)}>
+        Next page
+      </button>
+    </nav>
+  );
+}
+
+/**
+ * A panel beside the list it belongs to (below the header on a phone, as a sheet over the bottom of
+ * the screen), so what was opened is in view without scrolling. It takes focus when it opens.
+ */
+export function SidePanel({
+  id,
+  title,
+  onClose,
+  children,
+}: {
+  id: string;
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
+  const ref = useRef<HTMLElement>(null);
+  // It is already in view (sticky, or a sheet on a phone): focusing must not scroll the page.
+  useEffect(() => ref.current?.focus({ preventScroll: true }), [title]);
+  return (
+    <aside class="side-panel" aria-labelledby={id} tabIndex={-1} ref={ref} onKeyDown={(e) => e.key === 'Escape' && onClose()}>
+      <div class="side-panel-head">
+        <h2 id={id}>{title}</h2>
+        <button type="button" class="secondary small" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      {children}
+    </aside>
+  );
+}

@@ -64,7 +64,7 @@ describe('toConsoleApp', () => {
 
   it.each([
     [{ setup: false, enabled: true, active: true }, 'not set up'],
-    [{ setup: true, enabled: false, active: false }, 'not set up'],
+    [{ setup: true, enabled: false, active: false }, 'disabled'],
     [{ setup: true, enabled: true, active: false }, 'failing'],
     [{ setup: true, enabled: true, active: true, needsUpdating: true }, 'needs update'],
     [{ setup: true, enabled: true, active: true, needsUpdating: false }, 'running'],

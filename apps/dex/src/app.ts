@@ -1,5 +1,5 @@
-// Builds dex's express app from its dependencies; server.ts wires real ones, tests their own.
-import type { Express } from 'express';
+// Builds dex's request listener from its dependencies; server.ts wires real ones, tests their own.
+import type { RequestListener } from 'node:http';
 import type { Redis } from 'ioredis';
 import type { Config } from '@pds/config';
 import {
@@ -10,15 +10,14 @@ import {
   RegisteredInstanceRepository,
   type DexDb,
 } from '@pds/db';
-import { createBaseApp, finishApp, healthRoutes, openApiRoutes, RateLimit, type Logger, type Metrics } from '@pds/http';
+import { createBaseApp, createDispatcher, expressRoutes, finishApp, RateLimit, trustProxy, type Logger, type Metrics } from '@pds/http';
 import type { Producer, QueueEvents } from '@pds/queue';
 import { type Clock, publicKeyPem, type SigningKeys } from '@pds/tokens';
-import { appRoutes } from './apps/routes';
 import { AppUpdateService } from './apps/service';
 import { InstanceTokenVerifier } from './auth';
-import { dexOpenApi } from './openapi';
-import { registrationRoutes } from './registration/routes';
 import { RegistrationService } from './registration/service';
+import { DexPipeline, type DexRoute } from './route';
+import { dexRouteTable } from './routes';
 
 export interface DexDeps {
   config: Config;
@@ -36,28 +35,27 @@ export interface DexDeps {
   registerWaitMs?: number;
 }
 
-export function createDexApp(deps: DexDeps): { app: Express } {
+export function createDexApp(deps: DexDeps): { app: RequestListener; routes: readonly DexRoute[] } {
+  const { logger } = deps;
   const clusters = new CertifiedClusterRepository(deps.db);
   const instances = new RegisteredInstanceRepository(deps.db);
-  const registration = new RegistrationService(clusters, instances, deps.keyFetch, deps.keyFetchEvents, deps.registerWaitMs ?? 5000);
-  const verifier = new InstanceTokenVerifier(instances, deps.clock ?? (() => new Date()));
-  const apps = new AppUpdateService(new AdminRepository(deps.db), clusters, instances, new AppRecordRepository(deps.db), deps.appPush);
-  const publicKey = publicKeyPem(deps.keys.publicKey);
-
-  const app = createBaseApp(deps.logger, { trustProxy: deps.config.TRUST_PROXY, metrics: deps.metrics?.requests });
-  // Probes answer on any Host, before any other route.
-  app.use(healthRoutes({ ...databaseChecks('dex', deps.db), redis: async () => void (await deps.redis.ping()) }));
-  app.get('/publickey', (_req, res) => {
-    res.type('text/plain').send(publicKey);
+  const routes = dexRouteTable({
+    readiness: { ...databaseChecks('dex', deps.db), redis: async () => void (await deps.redis.ping()) },
+    publicKeyPem: publicKeyPem(deps.keys.publicKey),
+    registration: new RegistrationService(clusters, instances, deps.keyFetch, deps.keyFetchEvents, deps.registerWaitMs ?? 5000),
+    registerLimit: new RateLimit(deps.redis, {
+      points: deps.config.REGISTER_RATE_LIMIT,
+      durationSeconds: deps.config.REGISTER_RATE_WINDOW,
+      keyPrefix: `${deps.config.QUEUE_PREFIX}:register`,
+    }),
+    apps: new AppUpdateService(new AdminRepository(deps.db), clusters, instances, new AppRecordRepository(deps.db), deps.appPush),
   });
-  app.use(openApiRoutes(dexOpenApi()));
-  const registerLimit = new RateLimit(deps.redis, {
-    points: deps.config.REGISTER_RATE_LIMIT,
-    durationSeconds: deps.config.REGISTER_RATE_WINDOW,
-    keyPrefix: `${deps.config.QUEUE_PREFIX}:register`,
-  });
-  app.use(registrationRoutes(registration, registerLimit));
-  app.use(appRoutes(apps, verifier));
-  finishApp(app);
-  return { app };
+  const pipeline = new DexPipeline(
+    new InstanceTokenVerifier(instances, deps.clock ?? (() => new Date())),
+    trustProxy(deps.config.TRUST_PROXY),
+  );
+  const app = createBaseApp(logger, { metrics: deps.metrics });
+  app.use(expressRoutes(routes, pipeline, logger));
+  finishApp(app, logger);
+  return { app: createDispatcher({ routes, pipeline, fallback: app, logger, metrics: deps.metrics }), routes };
 }

@@ -2,5 +2,5 @@ export { createDexApp, type DexDeps } from './app';
 export { startDex, type RunningDex } from './server';
 export { loadOrCreateDexKeys } from './keys';
 export type { KeyFetchOutcome } from './registration/service';
-export { dexOpenApi, dexOperations } from './openapi';
+export { dexOpenApi } from './routes';
 export { startDexWorker } from './worker';

@@ -1,6 +1,7 @@
 // `node dist/main.js`: one dex process, configured by the environment.
-import { loadConfigFor } from '@pds/config';
-import { runProcess } from '@pds/http';
+import { configOrExit } from '@pds/config';
+import { createLogger, runProcess } from '@pds/http';
 import { startDex } from './server';
 
-runProcess(() => startDex(loadConfigFor('dex')));
+const config = configOrExit('dex');
+runProcess(() => startDex(config), { log: createLogger({ level: config.LOG_LEVEL, name: 'dex' }) });

@@ -1,5 +1,5 @@
 // Wires dex's real dependencies from the configuration and serves it until `close()`.
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import type { DexConfig } from '@pds/config';
 import {
   AdminRepository,
@@ -13,12 +13,14 @@ import {
 import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
 import { appPushProducer, blockingRedis, keyFetchProducer, QUEUE_NAMES, queueEvents, requestRedis } from '@pds/queue';
 import { createDexApp } from './app';
+import type { DexRoute } from './route';
 import { loadOrCreateDexKeys } from './keys';
 
 export interface RunningDex extends Stoppable {
   url: string;
-  /** The express app, for tests that read its routes. */
-  app: Express;
+  app: RequestListener;
+  /** Its route table, for tests that walk every route. */
+  routes: readonly DexRoute[];
 }
 
 export async function startDex(config: DexConfig, options: { registerWaitMs?: number } = {}): Promise<RunningDex> {
@@ -47,7 +49,8 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
   };
 
   let server;
-  let app: Express;
+  let app: RequestListener;
+  let routes: readonly DexRoute[];
   try {
     // The configured trust roots are seeded on every start; the CLI adds more (and nothing removes these).
     await new CertifiedClusterRepository(db).ensure(config.DEX_CLUSTERS);
@@ -55,7 +58,7 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
     const keys = await loadOrCreateDexKeys(new DexKeyRepository(db), config.MASTER_KEY);
     metrics = await startMetrics('dex', config);
     metrics?.metrics.pool(() => poolUse(db));
-    ({ app } = createDexApp({
+    ({ app, routes } = createDexApp({
       config,
       db,
       redis,
@@ -80,5 +83,5 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
     await closeServer(running, config.SHUTDOWN_TIMEOUT * 1000);
     await release();
   });
-  return { url, app, close, graceMs: config.SHUTDOWN_TIMEOUT * 1000 };
+  return { url, app, routes, close, graceMs: config.SHUTDOWN_TIMEOUT * 1000 };
 }

@@ -1,6 +1,7 @@
 // `node dist/worker.js`: dex's job worker (key fetch, app push).
-import { loadConfigFor } from '@pds/config';
-import { runProcess } from '@pds/http';
+import { configOrExit } from '@pds/config';
+import { createLogger, runProcess } from '@pds/http';
 import { startDexWorker } from './worker';
 
-runProcess(() => startDexWorker(loadConfigFor('dex-worker')));
+const config = configOrExit('dex-worker');
+runProcess(() => startDexWorker(config), { log: createLogger({ level: config.LOG_LEVEL, name: 'dex-worker' }) });

@@ -1,43 +1,57 @@
-// Builds the gateway's express app from its dependencies; main.ts wires real ones, tests their own.
-import type { Express } from 'express';
+// The gateway's composition root: every repository and service built once from its dependencies, the
+// route table joined in order, and the two dispatchers over it. main.ts wires real dependencies, tests
+// their own.
+import type { RequestListener } from 'node:http';
+import type { Express, Request } from 'express';
 import type { Redis } from 'ioredis';
 import { instanceUrl, type Config } from '@pds/config';
-import { ApplicationRepository, FileRepository, InstanceRepository, UserRepository, type GatewayDb } from '@pds/db';
 import {
+  ApplicationRepository,
+  DataBundleRepository,
+  DataChangeRepository,
+  DataDebitRepository,
+  DataGrantRepository,
+  DataRecordRepository,
+  FileRepository,
+  InstanceRepository,
+  UserRepository,
+  type GatewayDb,
+} from '@pds/db';
+import {
+  clientOf,
   createBaseApp,
+  createDispatcher,
+  expressRoutes,
   finishApp,
-  healthRoutes,
-  OPENAPI_PATH,
-  openApiRoutes,
   RateLimit,
-  scoped,
-  serveHotRoutes,
+  trustProxy,
   type Logger,
   type Metrics,
 } from '@pds/http';
-import { BLOB_ROUTE, LocalBlobStore, type BlobStore } from '@pds/storage';
+import { LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
+import { HttpDexKeySource, type DexKeySource } from './apps/dex-keys';
+import { DexPushService } from './apps/dex-push';
+import { ApplicationService } from './apps/service';
 import { AccountCache } from './auth/accounts';
 import { LoginService } from './auth/login';
-import { authenticate } from './auth/middleware';
-import { authRoutes } from './auth/routes';
 import { AuthService } from './auth/service';
-import { applicationsFeature, HttpDexKeySource, type DexKeySource } from './apps';
-import { blobRoutes } from './blobs/routes';
-import { consoleFeature } from './console';
-import { instanceCors } from './cors';
-import { DATA_PATHS, dataFeature, debitService } from './data';
-import { FILES_PATH, fileRoutes } from './files/routes';
+import { consolePages } from './console';
+import { Cors } from './cors';
+import { DataAccessPolicy } from './data/access';
+import { BundleService } from './data/bundles';
+import { DebitService } from './data/debits';
+import { DataGrantService } from './data/grants';
+import { DataService } from './data/service';
 import { FileService } from './files/service';
 import { Invalidation } from './instances/invalidation';
 import { InstanceRegistry } from './instances/registry';
-import { hotRoutes } from './hot-routes';
-import { gatewayOpenApi } from './openapi';
+import { addressOfHost } from './instances/tenancy';
+import { GatewayPipeline } from './pipeline';
 import { gatewayReadiness } from './readiness';
-import { resolveTenant } from './instances/tenancy';
-import { signupRoutes } from './signup/routes';
-import { SignupService, type DexRegistrationQueue, type SignupInput } from './signup/service';
-import { userRoutes } from './users/routes';
+import type { GatewayRoute } from './route';
+import { routeTable } from './routes';
+import { SignupService, type DexRegistrationQueue } from './signup/service';
 import { UserService } from './users/service';
 
 export interface GatewayDeps {
@@ -65,14 +79,15 @@ export interface GatewayDeps {
 }
 
 export interface Gateway {
-  app: Express;
+  /** The request listener: the fast dispatcher over the route table, express for everything else. */
+  app: RequestListener;
+  /** The same routes served by express alone (and the pages and assets the dispatcher hands it). */
+  express: Express;
+  /** Every route, in the order both dispatchers try them. */
+  routes: readonly GatewayRoute[];
   registry: InstanceRegistry;
   auth: AuthService;
-  /**
-   * Creates an instance for the operator, outside public sign-up (so reserved names such as `admin`
-   * are allowed); does nothing when it exists. Returns its address and whether it was created.
-   */
-  provision(owner: Omit<SignupInput, 'passRepeat'>): Promise<{ address: string; created: boolean }>;
+  signup: SignupService;
 }
 
 export function createApp(deps: GatewayDeps): Gateway {
@@ -80,21 +95,31 @@ export function createApp(deps: GatewayDeps): Gateway {
   const clock = deps.clock ?? systemClock;
   // One cluster's gateways share QUEUE_PREFIX; other clusters on the same Redis keep their own counts and channels.
   const redisPrefix = deps.redisPrefix ?? config.QUEUE_PREFIX;
+  const trust = trustProxy(config.TRUST_PROXY);
   const invalidation = new Invalidation(deps.redis, deps.subscriber, `${redisPrefix}:invalidate`, logger);
+  const accountsChanged = (instanceId: string) => invalidation.publish({ kind: 'accounts', instanceId });
+
+  // Every repository, once.
   const instances = new InstanceRepository(db);
-  const accounts = new AccountCache(new UserRepository(db), new ApplicationRepository(db), invalidation, {
-    stats: deps.metrics?.cache('accounts'),
-  });
-  const users = new UserRepository(db, accounts.changed);
+  const users = new UserRepository(db, accountsChanged);
+  const applications = new ApplicationRepository(db, accountsChanged);
+  const files = new FileRepository(db);
+  const records = new DataRecordRepository(db);
+  const changes = new DataChangeRepository(db);
+  const grants = new DataGrantRepository(db);
+
+  const accounts = new AccountCache(users, applications, invalidation, { stats: deps.metrics?.cache('accounts') });
   const registry = new InstanceRegistry(instances, deps.masterKey, invalidation, { stats: deps.metrics?.cache('instance-registry') });
-  const auth = new AuthService(users, accounts, new VerifiedTokenCache(undefined, deps.metrics?.cache('verified-token')), clock, (tenant) =>
-    registry.signingKeys(tenant),
+  const verified = new VerifiedTokenCache(undefined, deps.metrics?.cache('verified-token'));
+  const auth = new AuthService(users, accounts, verified, clock, (tenant) => registry.signingKeys(tenant));
+  const logins = new LoginService(
+    auth,
+    new RateLimit(deps.redis, {
+      points: config.LOGIN_RATE_LIMIT,
+      durationSeconds: config.LOGIN_RATE_WINDOW,
+      keyPrefix: `${redisPrefix}:login`,
+    }),
   );
-  const limiter = new RateLimit(deps.redis, {
-    points: config.LOGIN_RATE_LIMIT,
-    durationSeconds: config.LOGIN_RATE_WINDOW,
-    keyPrefix: `${redisPrefix}:login`,
-  });
   const signupLimit = new RateLimit(deps.redis, {
     points: config.SIGNUP_RATE_LIMIT,
     durationSeconds: config.SIGNUP_RATE_WINDOW,
@@ -103,39 +128,13 @@ export function createApp(deps: GatewayDeps): Gateway {
     whenUnavailable: 'allow',
   });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
-
-  const debits = debitService(db, clock);
-  const apps = applicationsFeature(db, auth, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock, debits, accounts);
-
-  // Feature routers carry their routes' full paths; each is scoped to its prefixes so that a request
-  // skips the others in one comparison each (see scoped()).
-  const app = createBaseApp(logger, { trustProxy: config.TRUST_PROXY, rawBodyPrefixes: [BLOB_ROUTE], metrics: deps.metrics?.requests });
-  // Before tenancy and auth: probes answer on any Host.
-  app.use(scoped(['/healthz', '/readyz'], healthRoutes(gatewayReadiness(deps))));
-  // Before tenancy: the same document for every Host.
-  app.use(scoped([OPENAPI_PATH], openApiRoutes(gatewayOpenApi())));
-  const webConsole = consoleFeature(config, db, logger);
-  if (webConsole) app.use(webConsole.cluster);
-  // Before tenancy: sign-up creates the instance its Host names.
-  app.use(scoped(['/api/signup'], signupRoutes(signup, registry, auth, signupLimit)));
-
-  app.use(resolveTenant(registry));
-  // Before every instance route, blob addresses included: a browser app uploads to them too.
-  app.use(instanceCors(config.CORS_ALLOWED_ORIGINS, apps.origins));
-  if (webConsole) app.use(webConsole.instance);
-  // The local store's signed addresses carry their own authorisation (S3 serves these itself).
-  const fileRepository = new FileRepository(db);
-  if (deps.blobStore instanceof LocalBlobStore) app.use(scoped([BLOB_ROUTE], blobRoutes(deps.blobStore, fileRepository)));
-  // Dex pushes carry a dex service token in X-Auth-Token, which instance authentication would refuse.
-  app.use(scoped(['/api/dex'], apps.pushRoutes));
-  // The token routes read and judge tokens themselves (validate must say why a token is refused).
-  app.use(authRoutes(auth, new LoginService(auth, limiter)));
-  app.use(authenticate(auth));
-  app.use(scoped(['/users/user'], userRoutes(new UserService(users))));
-  app.use(scoped(['/api/v2.6/applications'], apps.routes));
-  app.use(scoped(DATA_PATHS, dataFeature(db, debits)));
-  const files = new FileService({
-    files: fileRepository,
+  const dataAccess = new DataAccessPolicy(grants);
+  const bundles = new BundleService(new DataBundleRepository(db));
+  const debits = new DebitService(bundles, new DataDebitRepository(db), users, dataAccess, clock);
+  const apps = new ApplicationService(applications, users, debits, changes, auth);
+  const push = new DexPushService(applications, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock);
+  const fileService = new FileService({
+    files,
     users,
     store: deps.blobStore,
     clock,
@@ -143,15 +142,57 @@ export function createApp(deps: GatewayDeps): Gateway {
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
     baseUrl: (address) => instanceUrl(config, address),
   });
-  app.use(FILES_PATH, fileRoutes(files));
+  const pages = consolePages(config, applications, trust, logger);
 
-  finishApp(app);
-  serveHotRoutes(app, { logger, metrics: deps.metrics, routes: hotRoutes(registry, auth, files) });
-  const provision: Gateway['provision'] = async (owner) => {
-    const address = `${owner.username}.${config.CLUSTER_DOMAIN}`;
-    if (await registry.resolve(address)) return { address, created: false };
-    await signup.signup(address, { ...owner, passRepeat: owner.pass });
-    return { address, created: true };
-  };
-  return { app, registry, auth, provision };
+  const routes = routeTable({
+    readiness: gatewayReadiness(deps),
+    signup,
+    signupLimit,
+    registry,
+    auth,
+    logins,
+    pages,
+    localStore: deps.blobStore instanceof LocalBlobStore ? deps.blobStore : undefined,
+    files: fileService,
+    users: new UserService(users),
+    apps,
+    push,
+    data: new DataService(records, changes, dataAccess),
+    grants: new DataGrantService(grants, users),
+    debits,
+    bundles,
+  });
+
+  const cors = new Cors(config.CORS_ALLOWED_ORIGINS, (instanceId) => apps.origins(instanceId));
+  const pipeline = new GatewayPipeline({
+    registry,
+    auth,
+    cors,
+    trust,
+    clusterDomain: config.CLUSTER_DOMAIN,
+    verifyDexToken: (tenant, token) => push.verifyToken(tenant, token),
+  });
+
+  const app = createBaseApp(logger, { metrics: deps.metrics });
+  // Preflights (no route answers OPTIONS): an allowed origin gets its 204 before express's own answer.
+  app.options(/.*/, async (req, res, next) => {
+    const tenant = await pipeline.tenant(addressOfRequest(req));
+    if (!(await cors.preflight(req, res, tenant))) next();
+  });
+  app.use(expressRoutes(routes, pipeline, logger));
+  if (pages) app.use(pages.express());
+  // What no route took: an unknown host is still a 404 for the host, and a browser app still sees its CORS headers.
+  app.use(async (req, res, next) => {
+    const address = addressOfRequest(req);
+    if (address !== config.CLUSTER_DOMAIN) await cors.apply(req, res, await pipeline.tenant(address));
+    next();
+  });
+  finishApp(app, logger);
+
+  const dispatcher = createDispatcher({ routes, pipeline, fallback: app, logger, metrics: deps.metrics });
+  return { app: dispatcher, express: app, routes, registry, auth, signup };
+
+  function addressOfRequest(req: Request): string {
+    return addressOfHost(clientOf(req, trust).host);
+  }
 }

@@ -2,6 +2,7 @@
 // port through node:cluster (the primary hands out connections). The gateway keeps every cross-request
 // state in PostgreSQL or Redis (rate limits, cache invalidation), so its processes need not talk to each other.
 import cluster, { type Worker } from 'node:cluster';
+import type { ProcessLog } from '@pds/http';
 
 /** A worker that dies sooner than this after its start is restarted only after RESTART_DELAY_MS (no crash loop). */
 const QUICK_DEATH_MS = 10_000;
@@ -15,37 +16,48 @@ export function servesRequests(workers: number): boolean {
 }
 
 /**
- * In the primary: forks `workers` gateway processes, restarts any that exits unasked, and on SIGTERM or
- * SIGINT passes SIGTERM to each (they stop gracefully) and exits once all are gone.
+ * In the primary: forks `workers` gateway processes, restarts any that exits unasked after it listened,
+ * and on SIGTERM or SIGINT passes SIGTERM to each (they stop gracefully) and exits once all are gone. A
+ * worker that fails before it listens (a taken port, an unreachable database) stops them all with exit
+ * code 1: every other one would fail the same way.
  */
-export function superviseGatewayWorkers(workers: number, graceMs: number, log: (message: string) => void = console.error): void {
+export function superviseGatewayWorkers(workers: number, graceMs: number, log: ProcessLog): void {
   const startedAt = new Map<Worker, number>();
+  const listened = new WeakSet<Worker>();
   const fork = () => startedAt.set(cluster.fork(), Date.now());
   let stopping = false;
+  let exitCode = 0;
 
+  cluster.on('listening', (worker) => listened.add(worker));
   cluster.on('exit', (worker, code, signal) => {
     const lived = Date.now() - (startedAt.get(worker) ?? 0);
     startedAt.delete(worker);
     if (stopping) {
-      if (startedAt.size === 0) process.exit(0);
+      if (startedAt.size === 0) process.exit(exitCode);
       return;
     }
-    log(`gateway worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another`);
+    if (!listened.has(worker) && signal === null && code !== 0) {
+      log.error(`gateway worker ${worker.process.pid} could not start (code ${code}); stopping`);
+      stop(1);
+      return;
+    }
+    log.error(`gateway worker ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another`);
     setTimeout(fork, lived < QUICK_DEATH_MS ? RESTART_DELAY_MS : 0);
   });
 
-  const stop = () => {
+  const stop = (code = 0) => {
     if (stopping) return;
     stopping = true;
-    if (startedAt.size === 0) process.exit(0);
+    exitCode = code;
+    if (startedAt.size === 0) process.exit(exitCode);
     for (const worker of startedAt.keys()) worker.process.kill('SIGTERM');
     setTimeout(() => {
       for (const worker of startedAt.keys()) worker.process.kill('SIGKILL');
       process.exit(1);
     }, graceMs + STOP_MARGIN_MS).unref();
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.once('SIGTERM', () => stop());
+  process.once('SIGINT', () => stop());
 
   for (let i = 0; i < workers; i++) fork();
 }

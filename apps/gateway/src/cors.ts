@@ -1,11 +1,11 @@
 // CORS as the original system answered it before it dropped it: hat-js runs inside web apps on other
 // origins. Exact origins only (never "*", since responses allow credentials), X-Auth-Token allowed
 // and exposed (a browser could not see the sliding session's fresh token otherwise), preflight
-// cached for 3 days.
-import cors from 'cors';
-import type { RequestHandler } from 'express';
+// cached for 3 days. Framework-free: the request pipeline applies it to every declared route, and the
+// express fallback answers preflights with it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
-import { tenantOf } from './context';
+import type { ResolvedInstance } from './instances/registry';
 
 /** How long an instance's app origins are reused: a newly pushed app's origin works within this. */
 export const APP_ORIGINS_TTL_MS = 10_000;
@@ -19,34 +19,59 @@ export const CORS_ALLOWED_HEADERS = [
   'pass',
   'x-amz-server-side-encryption',
 ];
+const EXPOSED = 'X-Auth-Token,X-Request-Id';
+const METHODS = 'GET,POST,PUT,DELETE';
 
-/**
- * `configured` (CORS_ALLOWED_ORIGINS) when set, else the instance's own apps' origins. The lookup runs
- * only for requests that carry an Origin, so same-origin and server-to-server calls pay nothing, and
- * its answer is kept briefly, so a browser app's many calls do not each read the apps.
- */
-export function instanceCors(configured: string[] | undefined, appOrigins: (instanceId: string) => Promise<string[]>): RequestHandler {
-  const cache = new LRUCache<string, string[]>({
-    max: 10_000,
-    ttl: APP_ORIGINS_TTL_MS,
-    fetchMethod: (instanceId) => appOrigins(instanceId),
-  });
-  return cors((req, callback) => {
+export class Cors {
+  private readonly appOrigins: LRUCache<string, string[]>;
+
+  /**
+   * `configured` (CORS_ALLOWED_ORIGINS) when set, else the instance's own apps' origins. The lookup runs
+   * only for requests that carry an Origin, so same-origin and server-to-server calls pay nothing, and
+   * its answer is kept briefly, so a browser app's many calls do not each read the apps.
+   */
+  constructor(
+    private readonly configured: string[] | undefined,
+    origins: (instanceId: string) => Promise<string[]>,
+  ) {
+    this.appOrigins = new LRUCache({ max: 10_000, ttl: APP_ORIGINS_TTL_MS, fetchMethod: (instanceId) => origins(instanceId) });
+  }
+
+  /** Sets the CORS headers of an actual request from an allowed origin; nothing for others. */
+  async apply(req: IncomingMessage, res: ServerResponse, tenant: ResolvedInstance): Promise<void> {
+    const origin = await this.allowedOrigin(req, tenant);
+    if (!origin) return;
+    this.allow(res, origin);
+    res.setHeader('Access-Control-Expose-Headers', EXPOSED);
+  }
+
+  /** Answers a preflight from an allowed origin (204); false when the origin is not allowed. */
+  async preflight(req: IncomingMessage, res: ServerResponse, tenant: ResolvedInstance): Promise<boolean> {
+    const origin = await this.allowedOrigin(req, tenant);
+    if (!origin) return false;
+    this.allow(res, origin);
+    res.setHeader('Access-Control-Allow-Methods', METHODS);
+    res.setHeader('Access-Control-Allow-Headers', CORS_ALLOWED_HEADERS.join(','));
+    res.setHeader('Access-Control-Max-Age', String(CORS_MAX_AGE_SECONDS));
+    res.setHeader('Access-Control-Expose-Headers', EXPOSED);
+    // Safari waits for a body without a length.
+    res.statusCode = 204;
+    res.setHeader('Content-Length', '0');
+    res.end();
+    return true;
+  }
+
+  private async allowedOrigin(req: IncomingMessage, tenant: ResolvedInstance): Promise<string | undefined> {
     const origin = req.headers.origin;
-    if (!origin) return callback(null, { origin: false });
-    const instanceId = tenantOf(req as Parameters<typeof tenantOf>[0]).instance.id;
-    const allowed = configured ? Promise.resolve(configured) : cache.fetch(instanceId).then((origins) => origins ?? []);
-    allowed.then(
-      (origins) =>
-        callback(null, {
-          origin: origins.includes(origin) ? origin : false,
-          credentials: true,
-          exposedHeaders: ['X-Auth-Token', 'X-Request-Id'],
-          allowedHeaders: CORS_ALLOWED_HEADERS,
-          methods: ['GET', 'POST', 'PUT', 'DELETE'],
-          maxAge: CORS_MAX_AGE_SECONDS,
-        }),
-      (error: Error) => callback(error),
-    );
-  });
+    if (!origin) return undefined;
+    const allowed = this.configured ?? (await this.appOrigins.fetch(tenant.instance.id)) ?? [];
+    return allowed.includes(origin) ? origin : undefined;
+  }
+
+  private allow(res: ServerResponse, origin: string): void {
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    const vary = res.getHeader('Vary');
+    res.setHeader('Vary', vary ? `${String(vary)}, Origin` : 'Origin');
+    res.setHeader('Access-Control-Allow-Credentials', 'true');
+  }
 }

@@ -1,31 +1,11 @@
-// The gateway's OpenAPI document: every feature's operation list (its `api.ts`), joined here.
-// A route added without its description fails apps/gateway/test/openapi.test.ts.
-import { healthApi, openApiDocument, openApiOperation, type ApiOperation } from '@pds/http';
-import { applicationsApi } from './apps/api';
-import { authApi } from './auth/api';
-import { blobsApi } from './blobs/api';
-import { dataApi } from './data/api';
-import { debitApi } from './data/debit-api';
-import { filesApi } from './files/api';
-import { signupApi } from './signup/api';
-import { usersApi } from './users/api';
-
-export const gatewayOperations: readonly ApiOperation[] = [
-  openApiOperation,
-  ...healthApi,
-  ...signupApi,
-  ...authApi,
-  ...usersApi,
-  ...blobsApi,
-  ...filesApi,
-  ...applicationsApi,
-  ...dataApi,
-  ...debitApi,
-];
+// The gateway's OpenAPI document, made from its route table (see @pds/http openapi.ts).
+import { openApiDocument } from '@pds/http';
+import { describeAccess } from './route';
+import { declaredRoutes } from './routes';
 
 let built: Record<string, unknown> | undefined;
 
-/** Built once per process: every app instance (tests make many) serves the same document. */
+/** Built once per process, from the declarations alone. */
 export function gatewayOpenApi(): Record<string, unknown> {
   return (built ??= openApiDocument(
     {
@@ -35,6 +15,7 @@ export function gatewayOpenApi(): Record<string, unknown> {
         'Every instance of the cluster answers on its own address, `<username>.<cluster domain>`; the instance is chosen by the Host header. ' +
         'Errors are `{error, message}` with the matching 4xx/5xx status.',
     },
-    gatewayOperations,
+    declaredRoutes(),
+    describeAccess,
   ));
 }

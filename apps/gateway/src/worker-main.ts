@@ -1,6 +1,7 @@
 // `node dist/worker.js`: the gateway's job worker (dex registration, upload sweep).
-import { loadConfigFor } from '@pds/config';
-import { runProcess } from '@pds/http';
+import { configOrExit } from '@pds/config';
+import { createLogger, runProcess } from '@pds/http';
 import { startGatewayWorker } from './worker';
 
-runProcess(() => startGatewayWorker(loadConfigFor('gateway-worker')));
+const config = configOrExit('gateway-worker');
+runProcess(() => startGatewayWorker(config), { log: createLogger({ level: config.LOG_LEVEL, name: 'gateway-worker' }) });

@@ -1,5 +1,5 @@
 // Test helpers for apps: a real dex key pair, signed pushes, and an app set up with its token.
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import request from 'supertest';
 import type { AppRecordInput } from '@pds/app-record';
 import {
@@ -12,7 +12,7 @@ import {
   type SigningKeys,
 } from '@pds/tokens';
 import { startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { staticDexKey } from '../src/apps';
+import { staticDexKey } from '../src/apps/dex-keys';
 
 export async function dexKeyPair(): Promise<SigningKeys> {
   const pem = await generateRsaKeyPair();
@@ -48,7 +48,7 @@ export function appRecord(namespace: string, change: Partial<AppRecordInput> = {
   };
 }
 
-export function push(app: Express, address: string, token: string, appId: string, body: unknown) {
+export function push(app: RequestListener, address: string, token: string, appId: string, body: unknown) {
   return request(app)
     .put(`/api/dex/applications/${appId}`)
     .set('Host', address)

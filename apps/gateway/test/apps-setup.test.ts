@@ -83,7 +83,7 @@ describe('setup, token, disable', () => {
 
     const id = await instanceId(alice);
     const app = await gw.db.application.findUniqueOrThrow({ where: { instanceId_appId: { instanceId: id, appId: 'notes' } } });
-    const user = await gw.db.user.findUniqueOrThrow({ where: { id: app.userId as string } });
+    const user = await gw.db.user.findFirstOrThrow({ where: { id: app.userId as string } });
     expect(user).toEqual(expect.objectContaining({ instanceId: id, kind: 'application', username: 'app:notes', passwordHash: null }));
     const grants = await gw.db.dataGrant.findMany({ where: { instanceId: id, userId: user.id } });
     expect(grants.map((g) => `${g.access} ${g.namespace}/${g.endpoint}`).sort()).toEqual([

@@ -4,14 +4,14 @@
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import { createGatewayDb, UserRepository } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { createApp } from '@pds/gateway';
 import { addUser, requireEnv, signUp, STRONG_PASSWORD, type SignedUp, type TestGateway } from '../../../test/support/gateway';
 import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
 import { call, uploadFile } from './files-support';
-import { staticDexKey } from '../src/apps';
+import { staticDexKey } from '../src/apps/dex-keys';
 import type { SigningKeys } from '@pds/tokens';
 
 let a: TestGateway;
@@ -19,7 +19,7 @@ let dex: SigningKeys;
 const closers: (() => Promise<void>)[] = [];
 
 /** Another gateway of the same cluster: same database and key prefix, Redis connections of its own. */
-function peer(options: { subscribed: boolean }): { app: Express; subscriber?: Redis } {
+function peer(options: { subscribed: boolean }): { app: RequestListener; subscriber?: Redis } {
   const db = createGatewayDb(a.databaseUrl, { max: 2 });
   const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
   const subscriber = options.subscribed ? redis.duplicate() : undefined;
@@ -44,11 +44,11 @@ function peer(options: { subscribed: boolean }): { app: Express; subscriber?: Re
   return { app, subscriber };
 }
 
-const validate = (app: Express, host: string, token: string) =>
+const validate = (app: RequestListener, host: string, token: string) =>
   request(app).get('/users/access_token/validate').set('Host', host).set('X-Auth-Token', token);
 
 /** Milliseconds until `app` answers `status` for the token, polling; fails after 3 s. */
-async function msUntil(app: Express, host: string, token: string, status: number): Promise<number> {
+async function msUntil(app: RequestListener, host: string, token: string, status: number): Promise<number> {
   const start = performance.now();
   while (performance.now() - start < 3000) {
     if ((await validate(app, host, token)).status === status) return performance.now() - start;
@@ -57,7 +57,7 @@ async function msUntil(app: Express, host: string, token: string, status: number
   throw new Error(`still not ${status} after 3 s`);
 }
 
-let b: Express;
+let b: RequestListener;
 let owner: SignedUp;
 
 beforeAll(async () => {

@@ -46,7 +46,7 @@ function clusterFetch(port: number): typeof fetch {
 /** Serves the gateway on a loopback port and routes hat-js's requests to it; `close` undoes both. */
 export async function serveForHatJs(gw: TestGateway): Promise<{ close(): Promise<void> }> {
   const server = await new Promise<http.Server>((resolve) => {
-    const s = gw.app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = http.createServer(gw.app).listen(0, '127.0.0.1', () => resolve(s));
   });
   globalThis.fetch = clusterFetch((server.address() as AddressInfo).port);
   return {

@@ -18,7 +18,7 @@ beforeAll(async () => {
   owner = await signUp(gw.app, 'hostile');
   appToken = (await installApp(gw, started.dex, owner, appRecord('notes'))).token;
   // A real listener: raw bytes and Node's own parser, which supertest's serialisation would hide.
-  server = gw.app.listen(0, '127.0.0.1');
+  server = http.createServer(gw.app).listen(0, '127.0.0.1');
   answerClientErrors(server);
   await new Promise((resolve) => server.once('listening', resolve));
 });

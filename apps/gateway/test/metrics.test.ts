@@ -57,7 +57,7 @@ it('times requests by route template and status, never by raw path', async () =>
   expect(await samples('http_requests_in_flight')).toEqual(['http_requests_in_flight{process="gateway"} 0']);
 });
 
-it('times the requests the hot lane answers (hot-routes.ts) under the same route templates', async () => {
+it('times the requests the fast dispatcher serves under their route templates', async () => {
   const carol = await signUp(gateway.gateway.app, 'carol');
   for (let i = 0; i < 3; i++)
     await request(gateway.url).get('/users/access_token/validate').set('Host', carol.address).set('X-Auth-Token', carol.token).expect(200);

@@ -32,3 +32,10 @@ it('counts refused attempts too, so invalid bodies cannot probe without limit', 
   expect((await signup('BAD NAME', '203.0.113.7')).status).toBe(400);
   expect((await signup('fine', '203.0.113.7')).status).toBe(429);
 });
+
+it('does not count a sign-up refused because the name is taken', async () => {
+  expect((await signup('taken', '203.0.113.8')).status).toBe(201);
+  for (let i = 0; i < 3; i++) expect((await signup('taken', '203.0.113.8')).status).toBe(409);
+  expect((await signup('untaken', '203.0.113.8')).status).toBe(201);
+  expect((await signup('over', '203.0.113.8')).status).toBe(429);
+});

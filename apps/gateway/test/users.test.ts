@@ -84,14 +84,14 @@ describe('owner-managed users', () => {
   it('deletes a user', async () => {
     const frank = await addUser(gw.app, alice, 'frank');
     expect((await as(alice).delete(`/users/user/${frank.userId}`)).status).toBe(200);
-    expect(await gw.db.user.findUnique({ where: { id: frank.userId } })).toBeNull();
+    expect(await gw.db.user.findFirst({ where: { id: frank.userId } })).toBeNull();
     expect((await as(alice).delete(`/users/user/${frank.userId}`)).status).toBe(404);
   });
 
   it('protects the owner account', async () => {
     const res = await as(alice).put(`/users/user/${alice.userId}/disable`);
     expect(res.status).toBe(403);
-    expect((await gw.db.user.findUniqueOrThrow({ where: { id: alice.userId } })).disabled).toBe(false);
+    expect((await gw.db.user.findFirstOrThrow({ where: { id: alice.userId } })).disabled).toBe(false);
   });
 
   it('answers 404 for an unknown or malformed user id', async () => {
@@ -102,7 +102,7 @@ describe('owner-managed users', () => {
   it("cannot reach another instance's users", async () => {
     const res = await as(alice).put(`/users/user/${bob.userId}/disable`);
     expect(res.status).toBe(404);
-    expect((await gw.db.user.findUniqueOrThrow({ where: { id: bob.userId } })).disabled).toBe(false);
+    expect((await gw.db.user.findFirstOrThrow({ where: { id: bob.userId } })).disabled).toBe(false);
   });
 
   it('is for the owner only: users get 403, anonymous callers 401', async () => {
@@ -120,7 +120,7 @@ describe('owner-managed users', () => {
 
   it("takes a deleted user's grants and file permissions with it", async () => {
     const ivan = await addUser(gw.app, alice, 'ivan');
-    const instanceId = (await gw.db.user.findUniqueOrThrow({ where: { id: alice.userId } })).instanceId;
+    const instanceId = (await gw.db.user.findFirstOrThrow({ where: { id: alice.userId } })).instanceId;
     await gw.db.dataGrant.create({ data: { instanceId, userId: ivan.userId, namespace: 'notes', access: 'read' } });
     await gw.db.file.create({
       data: {
@@ -141,7 +141,7 @@ describe('owner-managed users', () => {
   });
 
   it("refuses, in the database itself, a grant naming another instance's user", async () => {
-    const instanceId = (await gw.db.user.findUniqueOrThrow({ where: { id: alice.userId } })).instanceId;
+    const instanceId = (await gw.db.user.findFirstOrThrow({ where: { id: alice.userId } })).instanceId;
     await expect(
       gw.db.dataGrant.create({ data: { instanceId, userId: bob.userId, namespace: 'notes', access: 'read' } }),
     ).rejects.toMatchObject({

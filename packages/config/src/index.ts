@@ -2,7 +2,6 @@
 // Secrets (MASTER_KEY, S3_SECRET_KEY, database passwords) are never logged.
 import { z } from 'zod';
 
-const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no', '']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().int().positive();
 const domain = z
@@ -52,6 +51,22 @@ const origins = z.string().transform((v, ctx) => {
   return out;
 });
 
+const trustedProxies = z.string().transform((text, ctx): boolean | string[] => {
+  const value = text.trim().toLowerCase();
+  if (value === 'true' || value === 'false') return value === 'true';
+  const entries = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    if (!/^(loopback|linklocal|uniquelocal|[0-9a-f.:]+(\/\d{1,3})?)$/.test(entry)) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not an address, a CIDR or loopback/linklocal/uniquelocal` });
+      return z.NEVER;
+    }
+  }
+  return entries;
+});
+
 const masterKey = z.string().transform((text, ctx) => {
   const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
   if (key.length !== 32) {
@@ -76,7 +91,12 @@ const base = z.object({
   PUBLIC_URL_SCHEME: z.enum(['http', 'https']).default('https'),
   /** Port that clients use to reach the gateway, when it is not the scheme's default. */
   PUBLIC_PORT: port.optional(),
-  TRUST_PROXY: bool.default(false),
+  /**
+   * Proxies whose X-Forwarded-Host/-For/-Proto are believed: `false`, `true` (any peer: only when the
+   * port is reachable through the proxy alone), or addresses, CIDRs and the names loopback,
+   * linklocal, uniquelocal. Forwarded headers from any other peer are ignored.
+   */
+  TRUST_PROXY: trustedProxies.default(['loopback']),
   /** Gateway processes sharing PORT (node:cluster); production: one per core. */
   GATEWAY_WORKERS: z.coerce.number().int().min(1).max(256).default(1),
 
@@ -210,6 +230,20 @@ function parse(schema: z.ZodObject, env: Record<string, string | undefined>) {
     DEX_CLUSTERS: c.DEX_CLUSTERS ?? [c.CLUSTER_DOMAIN],
     DEX_ADMINS: c.DEX_ADMINS ?? [`admin.${c.CLUSTER_DOMAIN}`],
   } as Config;
+}
+
+/**
+ * For an entry point: its process's configuration, or else one line on stderr naming every bad
+ * variable and exit code 1 (an uncaught ConfigError would print a stack trace around that line).
+ */
+export function configOrExit<P extends ProcessName>(name: P, env: Record<string, string | undefined> = process.env): ConfigOf<P> {
+  try {
+    return loadConfigFor(name, env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
 }
 
 /** The public base URL of an instance (or of the cluster domain itself). */

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { Application, DataAccess, User } from './generated/gateway/client';
-import { preparedRows, type Rows } from './sql';
-import type { AccountsChanged } from './users';
+import { sqlOn, transaction, type Sql } from './sql';
+import { USER_COLUMNS, type AccountsChanged } from './users';
 
 const APPLICATION_COLUMNS = `"instanceId", "appId", "record", "version", "receivedAt", "setup", "enabled", "setupVersion", "userId"`;
 
@@ -14,18 +15,18 @@ export interface GrantSpec {
 
 /** Apps as dex pushed them, and their per-instance setup. Every method takes the instance id first. */
 export class ApplicationRepository {
-  private readonly rows: Rows;
+  private readonly sql: Sql;
 
   constructor(
     private readonly db: GatewayDb,
     private readonly changed: AccountsChanged = async () => undefined,
   ) {
-    this.rows = preparedRows(db.pool);
+    this.sql = sqlOn(db.pool);
   }
 
   /** Read for every request with an app token that no cache answers: a prepared statement. */
   async find(instanceId: string, appId: string): Promise<Application | null> {
-    const [row] = await this.rows<Application>(
+    const [row] = await this.sql.prepared<Application>(
       `SELECT ${APPLICATION_COLUMNS} FROM "Application" WHERE "instanceId" = $1::uuid AND "appId" = $2`,
       [instanceId, appId],
     );
@@ -33,7 +34,10 @@ export class ApplicationRepository {
   }
 
   list(instanceId: string): Promise<Application[]> {
-    return this.db.application.findMany({ where: { instanceId }, orderBy: { appId: 'asc' } });
+    return this.sql.prepared<Application>(
+      `SELECT ${APPLICATION_COLUMNS} FROM "Application" WHERE "instanceId" = $1::uuid ORDER BY "appId"`,
+      [instanceId],
+    );
   }
 
   /**
@@ -41,13 +45,14 @@ export class ApplicationRepository {
    * One statement, so two concurrent pushes cannot both win. True when the row was written.
    */
   async storePushed(instanceId: string, appId: string, record: unknown, version: number, receivedAt: Date): Promise<boolean> {
-    const json = JSON.stringify(record);
-    const written = await this.db.$executeRaw`
-      INSERT INTO "Application" ("instanceId", "appId", "record", "version", "receivedAt")
-      VALUES (${instanceId}::uuid, ${appId}, ${json}::jsonb, ${version}, ${receivedAt})
+    const written = await this.sql.count(
+      `INSERT INTO "Application" ("instanceId", "appId", "record", "version", "receivedAt")
+      VALUES ($1::uuid, $2, $3::jsonb, $4, $5::timestamptz)
       ON CONFLICT ("instanceId", "appId") DO UPDATE
         SET "record" = EXCLUDED."record", "version" = EXCLUDED."version", "receivedAt" = EXCLUDED."receivedAt"
-        WHERE "Application"."version" <= EXCLUDED."version"`;
+        WHERE "Application"."version" <= EXCLUDED."version"`,
+      [instanceId, appId, JSON.stringify(record), version, receivedAt],
+    );
     return written > 0;
   }
 
@@ -60,23 +65,26 @@ export class ApplicationRepository {
     appId: string,
     setup: { username: string; version: number; grants: GrantSpec[] },
   ): Promise<{ application: Application; user: User } | null> {
-    const result = await this.db.$transaction(async (tx) => {
+    const result = await transaction(this.db.pool, async (tx) => {
       // Row lock: concurrent setups of one app serialise instead of racing on the grants.
-      const locked = await tx.$queryRaw<{ appId: string }[]>`
-        SELECT "appId" FROM "Application" WHERE "instanceId" = ${instanceId}::uuid AND "appId" = ${appId} FOR UPDATE`;
+      const locked = await tx.prepared(`SELECT 1 FROM "Application" WHERE "instanceId" = $1::uuid AND "appId" = $2 FOR UPDATE`, [
+        instanceId,
+        appId,
+      ]);
       if (locked.length === 0) return null;
-      const user = await tx.user.upsert({
-        where: { instanceId_username: { instanceId, username: setup.username } },
-        create: { instanceId, username: setup.username, kind: 'application' },
-        update: { disabled: false },
-      });
-      await tx.dataGrant.deleteMany({ where: { instanceId, userId: user.id } });
-      await tx.dataGrant.createMany({ data: setup.grants.map((g) => ({ instanceId, userId: user.id, ...g })), skipDuplicates: true });
-      const application = await tx.application.update({
-        where: { instanceId_appId: { instanceId, appId } },
-        data: { setup: true, enabled: true, setupVersion: setup.version, userId: user.id },
-      });
-      return { application, user };
+      const [user] = await tx.prepared<User>(
+        `INSERT INTO "User" ("instanceId", "id", "username", "kind", "createdAt") VALUES ($1::uuid, $2::uuid, $3, 'application', $4::timestamptz)
+        ON CONFLICT ("instanceId", "username") DO UPDATE SET "disabled" = false
+        RETURNING ${USER_COLUMNS}`,
+        [instanceId, randomUUID(), setup.username, new Date()],
+      );
+      await replaceGrants(tx, instanceId, user!.id, setup.grants);
+      const [application] = await tx.prepared<Application>(
+        `UPDATE "Application" SET "setup" = true, "enabled" = true, "setupVersion" = $3, "userId" = $4::uuid
+        WHERE "instanceId" = $1::uuid AND "appId" = $2 RETURNING ${APPLICATION_COLUMNS}`,
+        [instanceId, appId, setup.version, user!.id],
+      );
+      return { application: application!, user: user! };
     });
     // The app's account may have been re-enabled and bound to the app.
     if (result) await this.changed(instanceId);
@@ -85,9 +93,25 @@ export class ApplicationRepository {
 
   /** Null when the app does not exist. */
   async setEnabled(instanceId: string, appId: string, enabled: boolean): Promise<Application | null> {
-    const { count } = await this.db.application.updateMany({ where: { instanceId, appId }, data: { enabled } });
-    if (count === 0) return null;
+    const [row] = await this.sql.prepared<Application>(
+      `UPDATE "Application" SET "enabled" = $3 WHERE "instanceId" = $1::uuid AND "appId" = $2 RETURNING ${APPLICATION_COLUMNS}`,
+      [instanceId, appId, enabled],
+    );
+    if (!row) return null;
     await this.changed(instanceId);
-    return this.find(instanceId, appId);
+    return row;
   }
+}
+
+/** The account's grants become exactly these (duplicates given once). */
+async function replaceGrants(tx: Sql, instanceId: string, userId: string, grants: GrantSpec[]): Promise<void> {
+  await tx.count(`DELETE FROM "DataGrant" WHERE "instanceId" = $1::uuid AND "userId" = $2::uuid`, [instanceId, userId]);
+  if (grants.length === 0) return;
+  await tx.count(
+    `INSERT INTO "DataGrant" ("instanceId", "userId", "namespace", "endpoint", "access")
+    SELECT $1::uuid, $2::uuid, g."namespace", g."endpoint", g."access"
+    FROM unnest($3::text[], $4::text[], $5::"DataAccess"[]) AS g("namespace", "endpoint", "access")
+    ON CONFLICT DO NOTHING`,
+    [instanceId, userId, grants.map((g) => g.namespace), grants.map((g) => g.endpoint), grants.map((g) => g.access)],
+  );
 }

@@ -2,7 +2,7 @@
 // property, bounded in rows (each property's limit) and in time (statement_timeout).
 import type { GatewayDb } from './clients';
 import type { LocatedRecord } from './data';
-import { Prisma } from './generated/gateway/client';
+import { sqlOn, transaction, type Sql } from './sql';
 
 /** A path into a record's data, one segment per key (segments never contain "."). */
 export type DataPath = string[];
@@ -58,115 +58,136 @@ export const BUNDLE_STATEMENT_TIMEOUT_MS = 5_000;
 /** Linked records attached to one record, at most. */
 export const MAX_LINKS_PER_RECORD = 100;
 
-const pathSql = (path: DataPath) => Prisma.sql`string_to_array(${path.join('.')}, '.')`;
-
 /** PostgreSQL's codes for a stored value that is not a date (a bundle's date transformations read them). */
 export const NOT_A_DATE_CODES = ['22007', '22008', '22009'];
 /** PostgreSQL's code for a statement cancelled by statement_timeout. */
 export const STATEMENT_TIMEOUT_CODE = '57014';
 
-/** The PostgreSQL error code (SQLSTATE) behind a failed raw query through the driver adapter, if any. */
-export function postgresErrorCode(error: unknown): string | undefined {
-  const meta = (error as { meta?: { code?: unknown; driverAdapterError?: { cause?: { code?: unknown } } } } | undefined)?.meta;
-  const code = meta?.driverAdapterError?.cause?.code ?? meta?.code;
-  return typeof code === 'string' ? code : undefined;
+/**
+ * The values of one statement being built: `bind` appends a value and answers its placeholder, so the
+ * text and its values cannot drift apart. A placeholder may appear more than once in the text; every
+ * bound value must appear at least once (PostgreSQL cannot type a parameter it never sees).
+ */
+class Values {
+  readonly list: unknown[] = [];
+  constructor(instanceId: string) {
+    this.list.push(instanceId);
+  }
+  /** `$1`, always the instance id. */
+  readonly instance = '$1::uuid';
+  bind(value: unknown): string {
+    return `$${this.list.push(value)}`;
+  }
 }
 
-function datePart(path: DataPath, extract: DatePartTransform): Prisma.Sql {
-  const text = Prisma.sql`(r."data" #>> ${pathSql(path)})`;
+const pathSql = (v: Values, path: DataPath) => `${v.bind(path)}::text[]`;
+
+function datePart(v: Values, path: DataPath, extract: DatePartTransform): string {
+  const at = pathSql(v, path);
+  const text = `(r."data" #>> ${at})`;
   // Unix seconds within ±10^11 (about year 5000): to_timestamp fails beyond its range, so larger ones read as no date.
   const moment =
     extract.from === 'datetime'
-      ? Prisma.sql`${text}::timestamptz`
-      : Prisma.sql`CASE WHEN jsonb_typeof(r."data" #> ${pathSql(path)}) = 'number' AND abs(${text}::numeric) < 1e11 THEN to_timestamp(${text}::double precision) END`;
-  return Prisma.sql`to_jsonb(date_part(${extract.part}, ${moment}))`;
+      ? `${text}::timestamptz`
+      : `CASE WHEN jsonb_typeof(r."data" #> ${at}) = 'number' AND abs(${text}::numeric) < 1e11 THEN to_timestamp(${text}::double precision) END`;
+  return `to_jsonb(date_part(${v.bind(extract.part)}::text, ${moment}))`;
 }
 
-function condition(filter: BundleFilter): Prisma.Sql {
+function condition(v: Values, filter: BundleFilter): string {
+  if (filter.operator === 'find') {
+    return `to_tsvector('simple', r."data" #>> ${pathSql(v, filter.path)}) @@ plainto_tsquery('simple', ${v.bind(filter.search)}::text)`;
+  }
   // Parenthesised: #> and @> share a precedence, and `x @> data #> path` would read as `(x @> data) #> path`.
-  const field = filter.extract ? datePart(filter.path, filter.extract) : Prisma.sql`(r."data" #> ${pathSql(filter.path)})`;
+  const field = filter.extract ? datePart(v, filter.path, filter.extract) : `(r."data" #> ${pathSql(v, filter.path)})`;
   switch (filter.operator) {
     case 'contains':
-      return Prisma.sql`${field} @> ${JSON.stringify(filter.value)}::jsonb`;
+      return `${field} @> ${v.bind(JSON.stringify(filter.value))}::jsonb`;
     case 'in':
       // An array value contains a matching scalar (jsonb containment's array-of-primitives rule).
-      return Prisma.sql`${JSON.stringify(filter.value)}::jsonb @> ${field}`;
+      return `${v.bind(JSON.stringify(filter.value))}::jsonb @> ${field}`;
     case 'between':
-      return Prisma.sql`(${field} >= ${JSON.stringify(filter.lower)}::jsonb AND ${field} <= ${JSON.stringify(filter.upper)}::jsonb)`;
-    case 'find':
-      return Prisma.sql`to_tsvector('simple', r."data" #>> ${pathSql(filter.path)}) @@ plainto_tsquery('simple', ${filter.search})`;
+      return `(${field} >= ${v.bind(JSON.stringify(filter.lower))}::jsonb AND ${field} <= ${v.bind(JSON.stringify(filter.upper))}::jsonb)`;
   }
 }
 
-function where(instanceId: string, selection: EndpointSelection): Prisma.Sql {
-  const parts = [Prisma.sql`r."instanceId" = ${instanceId}::uuid`, Prisma.sql`r."namespace" = ${selection.namespace}`];
-  if (selection.endpoint !== null) parts.push(Prisma.sql`r."endpoint" = ${selection.endpoint}`);
-  parts.push(...selection.filters.map(condition));
-  return Prisma.join(parts, ' AND ');
+function where(v: Values, selection: EndpointSelection): string {
+  const parts = [`r."instanceId" = ${v.instance}`, `r."namespace" = ${v.bind(selection.namespace)}`];
+  if (selection.endpoint !== null) parts.push(`r."endpoint" = ${v.bind(selection.endpoint)}`);
+  parts.push(...selection.filters.map((filter) => condition(v, filter)));
+  return parts.join(' AND ');
 }
 
-function dataSql(selection: EndpointSelection): Prisma.Sql {
-  if (!selection.mapping) return Prisma.sql`r."data"`;
-  const pairs = selection.mapping.flatMap(([name, path]) => [Prisma.sql`${name}::text`, Prisma.sql`r."data" #> ${pathSql(path)}`]);
-  return Prisma.sql`jsonb_build_object(${Prisma.join(pairs)})`;
+function dataSql(v: Values, selection: EndpointSelection): string {
+  if (!selection.mapping) return `r."data"`;
+  const pairs = selection.mapping.flatMap(([name, path]) => [`${v.bind(name)}::text`, `r."data" #> ${pathSql(v, path)}`]);
+  return `jsonb_build_object(${pairs.join(', ')})`;
 }
+
+const BUNDLE_COLUMNS = `"name", "query", "createdAt"`;
 
 export class DataBundleRepository {
-  constructor(private readonly db: GatewayDb) {}
+  private readonly sql: Sql;
 
-  find(instanceId: string, name: string): Promise<StoredBundle | null> {
-    return this.db.dataBundle.findUnique({
-      where: { instanceId_name: { instanceId, name } },
-      select: { name: true, query: true, createdAt: true },
-    });
+  constructor(private readonly db: GatewayDb) {
+    this.sql = sqlOn(db.pool);
+  }
+
+  async find(instanceId: string, name: string): Promise<StoredBundle | null> {
+    const [row] = await this.sql.prepared<StoredBundle>(
+      `SELECT ${BUNDLE_COLUMNS} FROM "DataBundle" WHERE "instanceId" = $1::uuid AND "name" = $2`,
+      [instanceId, name],
+    );
+    return row ?? null;
   }
 
   list(instanceId: string): Promise<StoredBundle[]> {
-    return this.db.dataBundle.findMany({
-      where: { instanceId },
-      orderBy: { name: 'asc' },
-      select: { name: true, query: true, createdAt: true },
-    });
+    return this.sql.prepared<StoredBundle>(`SELECT ${BUNDLE_COLUMNS} FROM "DataBundle" WHERE "instanceId" = $1::uuid ORDER BY "name"`, [
+      instanceId,
+    ]);
   }
 
-  /** Creates or replaces the bundle. */
+  /** Creates or replaces the bundle (a replaced one keeps its createdAt). */
   async save(instanceId: string, name: string, query: unknown): Promise<StoredBundle> {
-    const json = query as Prisma.InputJsonValue;
-    return this.db.dataBundle.upsert({
-      where: { instanceId_name: { instanceId, name } },
-      create: { instanceId, name, query: json },
-      update: { query: json },
-      select: { name: true, query: true, createdAt: true },
-    });
+    const [row] = await this.sql.prepared<StoredBundle>(
+      `INSERT INTO "DataBundle" ("instanceId", "name", "query", "createdAt") VALUES ($1::uuid, $2, $3::jsonb, $4::timestamptz)
+       ON CONFLICT ("instanceId", "name") DO UPDATE SET "query" = EXCLUDED."query"
+       RETURNING ${BUNDLE_COLUMNS}`,
+      [instanceId, name, JSON.stringify(query), new Date()],
+    );
+    return row!;
   }
 
   /** Each property's records: its endpoints' matching records, ordered, at most `limit`, with their links. */
   async evaluate(instanceId: string, properties: [string, PropertySelection][]): Promise<Record<string, BundleRecord[]>> {
-    return this.db.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${BUNDLE_STATEMENT_TIMEOUT_MS}`);
+    return transaction(this.db.pool, async (tx) => {
+      await tx.plain(`SET LOCAL statement_timeout = ${BUNDLE_STATEMENT_TIMEOUT_MS}`, []);
       // Date parts in UTC, whatever the server's zone.
-      await tx.$executeRawUnsafe(`SET LOCAL TIME ZONE 'UTC'`);
+      await tx.plain(`SET LOCAL TIME ZONE 'UTC'`, []);
       const result: Record<string, BundleRecord[]> = {};
       for (const [name, property] of properties) result[name] = await this.property(tx, instanceId, property);
       return result;
     });
   }
 
-  private async property(tx: Prisma.TransactionClient, instanceId: string, property: PropertySelection): Promise<BundleRecord[]> {
-    const direction = property.descending ? Prisma.sql`DESC` : Prisma.sql`ASC`;
-    const sortKey = property.orderBy ? Prisma.sql`r."data" #> ${pathSql(property.orderBy)}` : Prisma.sql`NULL::jsonb`;
-    const order = Prisma.sql`"sortKey" ${direction} NULLS LAST, "seq" ${property.orderBy ? Prisma.sql`ASC` : direction}`;
+  private async property(tx: Sql, instanceId: string, property: PropertySelection): Promise<BundleRecord[]> {
+    const v = new Values(instanceId);
+    const direction = property.descending ? 'DESC' : 'ASC';
+    const sortKey = property.orderBy ? `r."data" #> ${pathSql(v, property.orderBy)}` : 'NULL::jsonb';
+    const order = `"sortKey" ${direction} NULLS LAST, "seq" ${property.orderBy ? 'ASC' : direction}`;
+    const limit = v.bind(property.limit);
     // Each branch is itself ordered and limited, so none reads more than `limit` rows through its index.
     const branches = property.endpoints.map(
-      (selection, i) => Prisma.sql`(
-        SELECT r."recordId", r."namespace", r."endpoint", ${dataSql(selection)} AS "data", r."seq", ${sortKey} AS "sortKey", ${i}::int AS "branch"
-        FROM "DataRecord" r WHERE ${where(instanceId, selection)}
-        ORDER BY ${order} LIMIT ${property.limit})`,
+      (selection, i) => `(
+        SELECT r."recordId", r."namespace", r."endpoint", ${dataSql(v, selection)} AS "data", r."seq", ${sortKey} AS "sortKey", ${i} AS "branch"
+        FROM "DataRecord" r WHERE ${where(v, selection)}
+        ORDER BY ${order} LIMIT ${limit})`,
     );
-    const rows = await tx.$queryRaw<(LocatedRecord & { branch: number })[]>`
-      SELECT "recordId"::text AS "recordId", "namespace", "endpoint", "data", "branch"
-      FROM (${Prisma.join(branches, ' UNION ALL ')}) b
-      ORDER BY ${order} LIMIT ${property.limit}`;
+    const rows = await tx.plain<LocatedRecord & { branch: number }>(
+      `SELECT "recordId", "namespace", "endpoint", "data", "branch"
+      FROM (${branches.join(' UNION ALL ')}) b
+      ORDER BY ${order} LIMIT ${limit}`,
+      v.list,
+    );
 
     const records: BundleRecord[] = rows.map(({ branch: _branch, ...record }) => record);
     for (const [i, selection] of property.endpoints.entries()) {
@@ -179,7 +200,7 @@ export class DataBundleRepository {
   }
 
   private async links(
-    tx: Prisma.TransactionClient,
+    tx: Sql,
     instanceId: string,
     owners: string[],
     selections: EndpointSelection[],
@@ -187,13 +208,16 @@ export class DataBundleRepository {
     const found = new Map<string, LocatedRecord[]>();
     if (owners.length === 0) return found;
     for (const selection of selections) {
-      const rows = await tx.$queryRaw<(LocatedRecord & { of: string })[]>`
-        SELECT "of", "recordId", "namespace", "endpoint", "data" FROM (
-          SELECT l."recordId"::text AS "of", r."recordId"::text AS "recordId", r."namespace", r."endpoint", ${dataSql(selection)} AS "data",
+      const v = new Values(instanceId);
+      const rows = await tx.plain<LocatedRecord & { of: string }>(
+        `SELECT "of", "recordId", "namespace", "endpoint", "data" FROM (
+          SELECT l."recordId" AS "of", r."recordId", r."namespace", r."endpoint", ${dataSql(v, selection)} AS "data",
                  row_number() OVER (PARTITION BY l."recordId" ORDER BY r."seq") AS n
           FROM "DataRecordLink" l JOIN "DataRecord" r ON r."instanceId" = l."instanceId" AND r."recordId" = l."linkedId"
-          WHERE l."instanceId" = ${instanceId}::uuid AND l."recordId" = ANY(${owners}::uuid[]) AND ${where(instanceId, selection)}
-        ) linked WHERE n <= ${MAX_LINKS_PER_RECORD}`;
+          WHERE l."instanceId" = ${v.instance} AND l."recordId" = ANY(${v.bind(owners)}::uuid[]) AND ${where(v, selection)}
+        ) linked WHERE n <= ${MAX_LINKS_PER_RECORD}`,
+        v.list,
+      );
       for (const { of, ...record } of rows) found.set(of, [...(found.get(of) ?? []), record]);
     }
     return found;

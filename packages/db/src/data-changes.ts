@@ -2,7 +2,7 @@
 // asked about the tables as a whole (their names, an app's newest record).
 import type { GatewayDb } from './clients';
 import { insertRows, type LocatedRecord, type TableRow } from './data';
-import type { Prisma } from './generated/gateway/client';
+import { sqlOn, transaction, type Sql } from './sql';
 
 /** A record with the account that wrote it (null for records older than that column). */
 export interface OwnedRecord extends LocatedRecord {
@@ -18,17 +18,30 @@ export interface LinkedRecord extends LocatedRecord {
   links: LocatedRecord[];
 }
 
-type Tx = Prisma.TransactionClient;
-
 /** Decides, with the records locked, whether the change may go ahead; throws to refuse it. */
 export type ChangeCheck = (found: OwnedRecord[]) => Promise<void> | void;
 
+const OWNED_COLUMNS = `"recordId", "namespace", "endpoint", "data", "userId"`;
+
+/** Replaces the data of the records given as a JSON array of { recordId, data } ($2), in that order. */
+const UPDATE_DATA = `WITH updated AS (
+    UPDATE "DataRecord" AS r SET "data" = u.c->'data'
+    FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS u(c, n)
+    WHERE r."instanceId" = $1::uuid AND r."recordId" = (u.c->>'recordId')::uuid
+    RETURNING r."recordId", r."namespace", r."endpoint", r."data", r."userId", u.n
+  )
+  SELECT ${OWNED_COLUMNS} FROM updated ORDER BY n`;
+
 export class DataChangeRepository {
-  constructor(private readonly db: GatewayDb) {}
+  private readonly sql: Sql;
+
+  constructor(private readonly db: GatewayDb) {
+    this.sql = sqlOn(db.pool);
+  }
 
   /** The records with these ids (any that exist), with their writer. */
   find(instanceId: string, recordIds: string[]): Promise<OwnedRecord[]> {
-    return selectOwned(this.db, instanceId, recordIds, false);
+    return selectOwned(this.sql, instanceId, recordIds, false);
   }
 
   /**
@@ -36,7 +49,7 @@ export class DataChangeRepository {
    * statement updates them all. Returned in the order given.
    */
   update(instanceId: string, changes: { recordId: string; data: unknown }[], check: ChangeCheck): Promise<OwnedRecord[]> {
-    return this.db.$transaction(async (tx) => {
+    return transaction(this.db.pool, async (tx) => {
       await check(
         await selectOwned(
           tx,
@@ -45,29 +58,21 @@ export class DataChangeRepository {
           true,
         ),
       );
-      return tx.$queryRaw<OwnedRecord[]>`
-        WITH updated AS (
-          UPDATE "DataRecord" AS r SET "data" = u.c->'data'
-          FROM jsonb_array_elements(${JSON.stringify(changes)}::jsonb) WITH ORDINALITY AS u(c, n)
-          WHERE r."instanceId" = ${instanceId}::uuid AND r."recordId" = (u.c->>'recordId')::uuid
-          RETURNING r."recordId", r."namespace", r."endpoint", r."data", r."userId", u.n
-        )
-        SELECT "recordId"::text AS "recordId", "namespace", "endpoint", "data", "userId"::text AS "userId" FROM updated ORDER BY n`;
+      return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, JSON.stringify(changes)]);
     });
   }
 
   /** Removes the records, all or none, once `check` has judged them locked; the number removed. */
   remove(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<number> {
-    return this.db.$transaction(async (tx) => {
+    return transaction(this.db.pool, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
-      const { count } = await tx.dataRecord.deleteMany({ where: { instanceId, recordId: { in: recordIds } } });
-      return count;
+      return tx.count(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])`, [instanceId, recordIds]);
     });
   }
 
   /** Stores a batch across tables in one transaction: each row, then its links, linked both ways. */
   insertBatch(instanceId: string, userId: string, rows: BatchRow[]): Promise<LinkedRecord[]> {
-    return this.db.$transaction(async (tx) => {
+    return transaction(this.db.pool, async (tx) => {
       const saved = await insertRows(tx, instanceId, userId, rows);
       const result: LinkedRecord[] = [];
       for (const [i, row] of rows.entries()) {
@@ -86,7 +91,7 @@ export class DataChangeRepository {
 
   /** Links every pair of the records (both ways); linking again is harmless. */
   async group(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<void> {
-    await this.db.$transaction(async (tx) => {
+    await transaction(this.db.pool, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
       const pairs = recordIds.flatMap((a, i) => recordIds.slice(i + 1).map((b): [string, string] => [a, b]));
       await linkPairs(tx, instanceId, pairs);
@@ -95,12 +100,14 @@ export class DataChangeRepository {
 
   /** The records linked to each of these records. */
   async linksOf(instanceId: string, recordIds: string[]): Promise<Map<string, LocatedRecord[]>> {
-    const rows = await this.db.$queryRaw<(LocatedRecord & { of: string })[]>`
-      SELECT l."recordId"::text AS "of", r."recordId"::text AS "recordId", r."namespace", r."endpoint", r."data"
+    const rows = await this.sql.prepared<LocatedRecord & { of: string }>(
+      `SELECT l."recordId" AS "of", r."recordId", r."namespace", r."endpoint", r."data"
       FROM "DataRecordLink" l
       JOIN "DataRecord" r ON r."instanceId" = l."instanceId" AND r."recordId" = l."linkedId"
-      WHERE l."instanceId" = ${instanceId}::uuid AND l."recordId" = ANY(${recordIds}::uuid[])
-      ORDER BY r."seq"`;
+      WHERE l."instanceId" = $1::uuid AND l."recordId" = ANY($2::uuid[])
+      ORDER BY r."seq"`,
+      [instanceId, recordIds],
+    );
     const links = new Map<string, LocatedRecord[]>();
     for (const { of, ...record } of rows) links.set(of, [...(links.get(of) ?? []), record]);
     return links;
@@ -109,17 +116,19 @@ export class DataChangeRepository {
   /** Every table that holds records: namespace → its endpoints, sorted. */
   async sources(instanceId: string): Promise<Record<string, string[]>> {
     // A loose index scan: one index probe per table, instead of reading every record's index entry.
-    const rows = await this.db.$queryRaw<{ namespace: string; endpoint: string }[]>`
-      WITH RECURSIVE t AS (
-        (SELECT "namespace", "endpoint" FROM "DataRecord" WHERE "instanceId" = ${instanceId}::uuid
+    const rows = await this.sql.prepared<{ namespace: string; endpoint: string }>(
+      `WITH RECURSIVE t AS (
+        (SELECT "namespace", "endpoint" FROM "DataRecord" WHERE "instanceId" = $1::uuid
          ORDER BY "namespace", "endpoint" LIMIT 1)
         UNION ALL
         SELECT n."namespace", n."endpoint" FROM t, LATERAL (
           SELECT "namespace", "endpoint" FROM "DataRecord"
-          WHERE "instanceId" = ${instanceId}::uuid AND ("namespace", "endpoint") > (t."namespace", t."endpoint")
+          WHERE "instanceId" = $1::uuid AND ("namespace", "endpoint") > (t."namespace", t."endpoint")
           ORDER BY "namespace", "endpoint" LIMIT 1) n
       )
-      SELECT "namespace", "endpoint" FROM t`;
+      SELECT "namespace", "endpoint" FROM t`,
+      [instanceId],
+    );
     const sources: Record<string, string[]> = {};
     for (const { namespace, endpoint } of rows) (sources[namespace] ??= []).push(endpoint);
     return sources;
@@ -127,33 +136,27 @@ export class DataChangeRepository {
 
   /** When the newest record of a namespace was written, or null when it has none. */
   async newestIn(instanceId: string, namespace: string): Promise<Date | null> {
-    const newest = await this.db.dataRecord.findFirst({
-      where: { instanceId, namespace },
-      orderBy: { seq: 'desc' },
-      select: { createdAt: true },
-    });
+    const [newest] = await this.sql.prepared<{ createdAt: Date }>(
+      `SELECT "createdAt" FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 ORDER BY "seq" DESC LIMIT 1`,
+      [instanceId, namespace],
+    );
     return newest?.createdAt ?? null;
   }
 }
 
-function selectOwned(db: Pick<GatewayDb, '$queryRaw'>, instanceId: string, recordIds: string[], lock: boolean): Promise<OwnedRecord[]> {
+function selectOwned(sql: Sql, instanceId: string, recordIds: string[], lock: boolean): Promise<OwnedRecord[]> {
   // Locks in key order, so two changes over overlapping records cannot deadlock.
-  return lock
-    ? db.$queryRaw<OwnedRecord[]>`
-        SELECT "recordId"::text AS "recordId", "namespace", "endpoint", "data", "userId"::text AS "userId" FROM "DataRecord"
-        WHERE "instanceId" = ${instanceId}::uuid AND "recordId" = ANY(${recordIds}::uuid[])
-        ORDER BY "recordId" FOR UPDATE`
-    : db.$queryRaw<OwnedRecord[]>`
-        SELECT "recordId"::text AS "recordId", "namespace", "endpoint", "data", "userId"::text AS "userId" FROM "DataRecord"
-        WHERE "instanceId" = ${instanceId}::uuid AND "recordId" = ANY(${recordIds}::uuid[])
-        ORDER BY "seq"`;
+  const select = `SELECT ${OWNED_COLUMNS} FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])`;
+  return sql.prepared<OwnedRecord>(lock ? `${select} ORDER BY "recordId" FOR UPDATE` : `${select} ORDER BY "seq"`, [instanceId, recordIds]);
 }
 
-async function linkPairs(tx: Tx, instanceId: string, pairs: [string, string][]): Promise<void> {
+/** Links both ways; a pair already linked is left as it is. */
+async function linkPairs(sql: Sql, instanceId: string, pairs: [string, string][]): Promise<void> {
   if (pairs.length === 0) return;
-  const both = pairs.flatMap(([a, b]) => [
-    { instanceId, recordId: a, linkedId: b },
-    { instanceId, recordId: b, linkedId: a },
-  ]);
-  await tx.dataRecordLink.createMany({ data: both, skipDuplicates: true });
+  await sql.count(
+    `INSERT INTO "DataRecordLink" ("instanceId", "recordId", "linkedId")
+    SELECT $1::uuid, p."recordId", p."linkedId" FROM unnest($2::uuid[], $3::uuid[]) AS p("recordId", "linkedId")
+    ON CONFLICT DO NOTHING`,
+    [instanceId, [...pairs.map(([a]) => a), ...pairs.map(([, b]) => b)], [...pairs.map(([, b]) => b), ...pairs.map(([a]) => a)]],
+  );
 }

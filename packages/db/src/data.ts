@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { DataAccess, DataGrant } from './generated/gateway/client';
-import { preparedRows, type Rows } from './sql';
+import { isUuid, sqlOn, type Sql } from './sql';
 
 export interface StoredRecord {
   recordId: string;
@@ -26,30 +27,32 @@ export interface LocatedRecord extends StoredRecord {
   endpoint: string;
 }
 
-type Sql = Pick<GatewayDb, '$queryRaw'>;
+/** $1 instance, $2 writer, $3 the rows as a JSON array (ids included), $4 createdAt. */
+const INSERT_ROWS = `WITH inserted AS (
+    INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "userId", "createdAt")
+    SELECT $1::uuid, (t.r->>'recordId')::uuid, t.r->>'namespace', t.r->>'endpoint', t.r->'data', $2::uuid, $4::timestamptz
+    FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(r, n)
+    ORDER BY t.n
+    RETURNING "recordId", "namespace", "endpoint", "data", "seq"
+  )
+  SELECT "recordId", "namespace", "endpoint", "data" FROM inserted ORDER BY "seq"`;
 
 /**
  * Inserts rows in one statement (all or nothing), in array order: `seq` follows the ordinality.
- * Takes a client or a transaction, so a batch can add its links in the same transaction.
+ * Takes the pool's statements or a transaction's, so a batch can add its links in the same
+ * transaction. Ids and the time are made here and bound, so the statement calls no volatile function.
  */
-export async function insertRows(db: Sql, instanceId: string, userId: string, rows: TableRow[]): Promise<LocatedRecord[]> {
-  return db.$queryRaw<LocatedRecord[]>`
-    WITH inserted AS (
-      INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "userId")
-      SELECT ${instanceId}::uuid, gen_random_uuid(), t.r->>'namespace', t.r->>'endpoint', t.r->'data', ${userId}::uuid
-      FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS t(r, n)
-      ORDER BY t.n
-      RETURNING "recordId"::text AS "recordId", "namespace", "endpoint", "data", "seq"
-    )
-    SELECT "recordId", "namespace", "endpoint", "data" FROM inserted ORDER BY "seq"`;
+export async function insertRows(sql: Sql, instanceId: string, userId: string, rows: TableRow[]): Promise<LocatedRecord[]> {
+  const withIds = rows.map((row) => ({ ...row, recordId: randomUUID() }));
+  return sql.prepared<LocatedRecord>(INSERT_ROWS, [instanceId, userId, JSON.stringify(withIds), new Date()]);
 }
 
 /** Records of the data tables. Every method takes the instance id first. */
 export class DataRecordRepository {
-  private readonly rows: Rows;
+  private readonly sql: Sql;
 
-  constructor(private readonly db: GatewayDb) {
-    this.rows = preparedRows(db.pool);
+  constructor(db: GatewayDb) {
+    this.sql = sqlOn(db.pool);
   }
 
   /**
@@ -58,7 +61,7 @@ export class DataRecordRepository {
    */
   async insert(instanceId: string, userId: string, namespace: string, endpoint: string, records: unknown[]): Promise<StoredRecord[]> {
     const rows = await insertRows(
-      this.db,
+      this.sql,
       instanceId,
       userId,
       records.map((data) => ({ namespace, endpoint, data })),
@@ -76,8 +79,8 @@ export class DataRecordRepository {
     const order = query.orderBy ? `"data" #> $6::text[] ${direction} NULLS LAST, "seq" ASC` : `"seq" ${direction}`;
     const values: unknown[] = [instanceId, namespace, endpoint, query.skip, query.take];
     if (query.orderBy) values.push(query.orderBy);
-    return this.rows<StoredRecord>(
-      `SELECT "recordId"::text AS "recordId", "data" FROM "DataRecord"
+    return this.sql.prepared<StoredRecord>(
+      `SELECT "recordId", "data" FROM "DataRecord"
        WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3
        ORDER BY ${order} OFFSET $4 LIMIT $5`,
       values,
@@ -86,8 +89,11 @@ export class DataRecordRepository {
 
   /** The number of records removed. */
   async deleteEndpoint(instanceId: string, namespace: string, endpoint: string): Promise<number> {
-    const { count } = await this.db.dataRecord.deleteMany({ where: { instanceId, namespace, endpoint } });
-    return count;
+    return this.sql.count(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3`, [
+      instanceId,
+      namespace,
+      endpoint,
+    ]);
   }
 }
 
@@ -101,15 +107,15 @@ export interface GrantKey {
 
 /** Who may read or write which data namespaces (apps' sets are written by ApplicationRepository.setUp). */
 export class DataGrantRepository {
-  private readonly rows: Rows;
+  private readonly sql: Sql;
 
-  constructor(private readonly db: GatewayDb) {
-    this.rows = preparedRows(db.pool);
+  constructor(db: GatewayDb) {
+    this.sql = sqlOn(db.pool);
   }
 
   /** Read for every data call of an app or user: a prepared statement (packages/db/src/sql.ts). */
   listFor(instanceId: string, userId: string): Promise<DataGrant[]> {
-    return this.rows<DataGrant>(
+    return this.sql.prepared<DataGrant>(
       `SELECT "instanceId", "userId", "namespace", "endpoint", "access" FROM "DataGrant"
        WHERE "instanceId" = $1::uuid AND "userId" = $2::uuid ORDER BY "namespace", "endpoint", "access"`,
       [instanceId, userId],
@@ -118,12 +124,21 @@ export class DataGrantRepository {
 
   /** Granting twice is harmless. */
   async grant(instanceId: string, grant: GrantKey): Promise<void> {
-    await this.db.dataGrant.createMany({ data: [{ instanceId, ...grant }], skipDuplicates: true });
+    await this.sql.count(
+      `INSERT INTO "DataGrant" ("instanceId", "userId", "namespace", "endpoint", "access") VALUES ($1::uuid, $2::uuid, $3, $4, $5)
+       ON CONFLICT DO NOTHING`,
+      [instanceId, grant.userId, grant.namespace, grant.endpoint, grant.access],
+    );
   }
 
   /** True when the grant existed. */
   async revoke(instanceId: string, grant: GrantKey): Promise<boolean> {
-    const { count } = await this.db.dataGrant.deleteMany({ where: { instanceId, ...grant } });
+    if (!isUuid(grant.userId)) return false;
+    const count = await this.sql.count(
+      `DELETE FROM "DataGrant"
+       WHERE "instanceId" = $1::uuid AND "userId" = $2::uuid AND "namespace" = $3 AND "endpoint" = $4 AND "access" = $5`,
+      [instanceId, grant.userId, grant.namespace, grant.endpoint, grant.access],
+    );
     return count > 0;
   }
 }

@@ -1,8 +1,8 @@
 // Files and their permissions. Every method takes the instance id first, so no query can reach another
 // instance's files; the one exception is `abandonedUploads`, the worker's sweep across instances.
 import type { GatewayDb } from './clients';
-import { Prisma, type File, type FilePermission, type FileStatus } from './generated/gateway/client';
-import { plainRows, preparedRows, transactionRows, type Rows } from './sql';
+import type { File, FilePermission, FileStatus } from './generated/gateway/client';
+import { isUuid, sqlOn, transaction, type Rows, type Sql } from './sql';
 
 export type { File, FilePermission, FileStatus };
 /** One account's permission on a file, as access decisions and clients see it. */
@@ -52,17 +52,29 @@ export interface AbandonedUpload {
   fileId: string;
 }
 
-type Db = GatewayDb | Prisma.TransactionClient;
-
 /** The file's permissions (`f` is the file) as a JSON array: an index range scan on FilePermission's primary key. */
 const FILE_PERMISSIONS = `COALESCE((SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable") ORDER BY p."userId")
     FROM "FilePermission" p WHERE p."instanceId" = f."instanceId" AND p."fileId" = f."fileId"), '[]'::json) AS "permissions"`;
 
 /** A file with its permissions in one row (`f` is the file), so a read is one statement and one round trip. */
-const FILE_SELECT = `SELECT f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description",
+const FILE_FIELDS = `f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description",
   f."status", f."size", f."contentPublic", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
-  ${FILE_PERMISSIONS}
-  FROM "File" f`;
+  ${FILE_PERMISSIONS}`;
+const FILE_SELECT = `SELECT ${FILE_FIELDS} FROM "File" f`;
+
+/**
+ * Changes one file and reads it back with its permissions, in one statement: `set` and `condition`
+ * are fixed texts ($1 instance, $2 fileId, then theirs). No row when the file is missing or the
+ * condition fails.
+ */
+const updateFile = (set: string, condition = '') => `WITH f AS (
+    UPDATE "File" SET ${set} WHERE "instanceId" = $1::uuid AND "fileId" = $2${condition} RETURNING *
+  ) SELECT ${FILE_FIELDS} FROM f`;
+
+const COMPLETE = updateFile(`"status" = 'Completed', "size" = $3, "lastUpdated" = $4::timestamptz`, ` AND "status" <> 'Deleted'`);
+const MARK_DELETED = updateFile(`"status" = 'Deleted', "lastUpdated" = $3::timestamptz`);
+const SET_PUBLIC = updateFile(`"contentPublic" = $3, "lastUpdated" = $4::timestamptz`);
+const UPDATE_METADATA = updateFile(`"name" = $3, "tags" = $4::text[], "title" = $5, "description" = $6, "lastUpdated" = $7::timestamptz`);
 
 /**
  * A timestamp(3) column as `Date.prototype.toISOString` writes it (UTC, milliseconds; years 1–9999,
@@ -126,12 +138,10 @@ export interface FileMetadata {
 }
 
 export class FileRepository {
-  private readonly prepared: Rows;
-  private readonly plain: Rows;
+  private readonly sql: Sql;
 
   constructor(private readonly db: GatewayDb) {
-    this.prepared = preparedRows(db.pool);
-    this.plain = plainRows(db.pool);
+    this.sql = sqlOn(db.pool);
   }
 
   /**
@@ -143,7 +153,7 @@ export class FileRepository {
    * upload cannot write into a newer file).
    */
   async create(instanceId: string, stem: FileIdStem, file: NewFile): Promise<FileRecord> {
-    const [row] = await this.prepared<FileRow>(CREATE_FILE, [
+    const [row] = await this.sql.prepared<FileRow>(CREATE_FILE, [
       instanceId,
       stem.base,
       stem.ext,
@@ -162,64 +172,64 @@ export class FileRepository {
 
   /** Every check before a change: one prepared statement. */
   find(instanceId: string, fileId: string): Promise<FileRecord | null> {
-    return findIn(this.prepared, instanceId, fileId);
+    return findIn(this.sql, instanceId, fileId);
   }
 
   /** File get and content: the file as a search hit reads it (the columns shown, dates as ISO text), one prepared statement. */
   async findListing(instanceId: string, fileId: string): Promise<FileListing | null> {
-    const [row] = await this.prepared<FileListing>(LISTING_BY_ID, [instanceId, fileId]);
+    const [row] = await this.sql.prepared<FileListing>(LISTING_BY_ID, [instanceId, fileId]);
     return row ?? null;
   }
 
   /** Moves a New or Completed file to Completed with this size; null when it is missing or Deleted. */
   complete(instanceId: string, fileId: string, size: number, now: Date): Promise<FileRecord | null> {
-    return this.updateWhere(instanceId, fileId, { status: { not: 'Deleted' } }, { status: 'Completed', size, lastUpdated: now });
+    return this.updated(COMPLETE, [instanceId, fileId, size, now]);
   }
 
   markDeleted(instanceId: string, fileId: string, now: Date): Promise<FileRecord | null> {
-    return this.updateWhere(instanceId, fileId, {}, { status: 'Deleted', lastUpdated: now });
+    return this.updated(MARK_DELETED, [instanceId, fileId, now]);
   }
 
   setPublic(instanceId: string, fileId: string, contentPublic: boolean, now: Date): Promise<FileRecord | null> {
-    return this.updateWhere(instanceId, fileId, {}, { contentPublic, lastUpdated: now });
+    return this.updated(SET_PUBLIC, [instanceId, fileId, contentPublic, now]);
   }
 
   /** Replaces the descriptive metadata (the fileId stays); null when the file is missing. */
   updateMetadata(instanceId: string, fileId: string, metadata: FileMetadata, now: Date): Promise<FileRecord | null> {
-    return this.updateWhere(instanceId, fileId, {}, { ...metadata, lastUpdated: now });
+    return this.updated(UPDATE_METADATA, [instanceId, fileId, metadata.name, metadata.tags, metadata.title, metadata.description, now]);
   }
 
   /** Grants (or changes) one user's permission on one file; null when the file is missing. */
   async grant(instanceId: string, fileId: string, userId: string, contentReadable: boolean): Promise<FileRecord | null> {
-    return this.db.$transaction(async (tx) => {
+    return transaction(this.db.pool, async (tx) => {
       const ids = await upsertPermissions(tx, instanceId, [fileId], userId, contentReadable);
-      return ids.length === 0 ? null : findIn(transactionRows(tx), instanceId, fileId);
+      return ids.length === 0 ? null : findIn(tx, instanceId, fileId);
     });
   }
 
   /** Removes one user's permission; the updated file, or null when there is no such file. */
   revoke(instanceId: string, fileId: string, userId: string): Promise<FileRecord | null> {
-    return this.db.$transaction(async (tx) => {
-      await tx.filePermission.deleteMany({ where: { instanceId, fileId, userId } });
-      return findIn(transactionRows(tx), instanceId, fileId);
+    return transaction(this.db.pool, async (tx) => {
+      await deletePermissions(tx, instanceId, [fileId], userId);
+      return findIn(tx, instanceId, fileId);
     });
   }
 
   /** Grants one user a permission on every file matching the template, in one transaction. */
   grantMatching(instanceId: string, template: FileTemplate, userId: string, contentReadable: boolean): Promise<FileRecord[]> {
-    return this.db.$transaction(async (tx) => {
-      const ids = await matchingIds(transactionRows(tx), instanceId, template, { all: true });
+    return transaction(this.db.pool, async (tx) => {
+      const ids = await matchingIds(tx.plain, instanceId, template, { all: true });
       await upsertPermissions(tx, instanceId, ids, userId, contentReadable);
-      return findAllIn(transactionRows(tx), instanceId, ids);
+      return findAllIn(tx, instanceId, ids);
     });
   }
 
   /** Removes one user's permissions on every file matching the template, in one transaction. */
   revokeMatching(instanceId: string, template: FileTemplate, userId: string): Promise<FileRecord[]> {
-    return this.db.$transaction(async (tx) => {
-      const ids = await matchingIds(transactionRows(tx), instanceId, template, { all: true });
-      await tx.filePermission.deleteMany({ where: { instanceId, userId, fileId: { in: ids } } });
-      return findAllIn(transactionRows(tx), instanceId, ids);
+    return transaction(this.db.pool, async (tx) => {
+      const ids = await matchingIds(tx.plain, instanceId, template, { all: true });
+      await deletePermissions(tx, instanceId, ids, userId);
+      return findAllIn(tx, instanceId, ids);
     });
   }
 
@@ -234,16 +244,18 @@ export class FileRepository {
     // f."lastUpdated" (qualified) is the column, not the output text of the same name.
     const text = `${LISTING_SELECT} WHERE ${where.join(' AND ')}
       ORDER BY f."lastUpdated" DESC, f."fileId" LIMIT $${values.length - 1} OFFSET $${values.length}`;
-    return this.plain<FileListing>(text, values);
+    return this.sql.plain<FileListing>(text, values);
   }
 
   /** Uploads still New that were started before `createdBefore`, across all instances, oldest first. */
   abandonedUploads(createdBefore: Date, limit: number): Promise<AbandonedUpload[]> {
-    return this.db.$queryRaw<AbandonedUpload[]>`
-      SELECT f."instanceId"::text AS "instanceId", i."address", f."fileId"
+    return this.sql.prepared<AbandonedUpload>(
+      `SELECT f."instanceId", i."address", f."fileId"
       FROM "File" f JOIN "Instance" i ON i."id" = f."instanceId"
-      WHERE f."status" = 'New' AND f."createdAt" < ${createdBefore}
-      ORDER BY f."createdAt" LIMIT ${limit}`;
+      WHERE f."status" = 'New' AND f."createdAt" < $1::timestamptz
+      ORDER BY f."createdAt" LIMIT $2`,
+      [createdBefore, limit],
+    );
   }
 
   /**
@@ -253,12 +265,14 @@ export class FileRepository {
    */
   async liveFiles(files: { address: string; fileId: string }[]): Promise<{ address: string; fileId: string }[]> {
     if (files.length === 0) return [];
-    return this.db.$queryRaw<{ address: string; fileId: string }[]>`
-      SELECT i."address", f."fileId"
-      FROM unnest(${files.map((f) => f.address)}::text[], ${files.map((f) => f.fileId)}::text[]) AS k("address", "fileId")
+    return this.sql.prepared<{ address: string; fileId: string }>(
+      `SELECT i."address", f."fileId"
+      FROM unnest($1::text[], $2::text[]) AS k("address", "fileId")
       JOIN "Instance" i ON i."address" = k."address"
       JOIN "File" f ON f."instanceId" = i."id" AND f."fileId" = k."fileId"
-      WHERE f."status" <> 'Deleted'`;
+      WHERE f."status" <> 'Deleted'`,
+      [files.map((f) => f.address), files.map((f) => f.fileId)],
+    );
   }
 
   /**
@@ -267,55 +281,61 @@ export class FileRepository {
    * removing the bytes fails, the row stays for the next sweep. True when the file was removed.
    */
   removeAbandoned(instanceId: string, fileId: string, createdBefore: Date, removeBytes: () => Promise<void>): Promise<boolean> {
-    return this.db.$transaction(
-      async (tx) => {
-        const locked = await tx.$queryRaw<unknown[]>`
-          SELECT 1 FROM "File"
-          WHERE "instanceId" = ${instanceId}::uuid AND "fileId" = ${fileId} AND "status" = 'New' AND "createdAt" < ${createdBefore}
-          FOR UPDATE`;
-        if (locked.length === 0) return false;
-        await removeBytes();
-        await tx.file.delete({ where: { instanceId_fileId: { instanceId, fileId } } });
-        return true;
-      },
-      { timeout: 60_000 },
-    );
+    return transaction(this.db.pool, async (tx) => {
+      const locked = await tx.prepared(
+        `SELECT 1 FROM "File"
+        WHERE "instanceId" = $1::uuid AND "fileId" = $2 AND "status" = 'New' AND "createdAt" < $3::timestamptz
+        FOR UPDATE`,
+        [instanceId, fileId, createdBefore],
+      );
+      if (locked.length === 0) return false;
+      await removeBytes();
+      await tx.count(`DELETE FROM "File" WHERE "instanceId" = $1::uuid AND "fileId" = $2`, [instanceId, fileId]);
+      return true;
+    });
   }
 
-  private async updateWhere(
-    instanceId: string,
-    fileId: string,
-    condition: Prisma.FileWhereInput,
-    data: Prisma.FileUpdateManyMutationInput,
-  ): Promise<FileRecord | null> {
-    const { count } = await this.db.file.updateMany({ where: { ...condition, instanceId, fileId }, data });
-    return count === 0 ? null : this.find(instanceId, fileId);
+  private async updated(text: string, values: unknown[]): Promise<FileRecord | null> {
+    const [row] = await this.sql.prepared<FileRow>(text, values);
+    return row ? fileRecord(row) : null;
   }
 }
 
-async function findIn(rows: Rows, instanceId: string, fileId: string): Promise<FileRecord | null> {
-  const [row] = await rows<FileRow>(FILE_BY_ID, [instanceId, fileId]);
+async function findIn(sql: Sql, instanceId: string, fileId: string): Promise<FileRecord | null> {
+  const [row] = await sql.prepared<FileRow>(FILE_BY_ID, [instanceId, fileId]);
   return row ? fileRecord(row) : null;
 }
 
 /** The records of these ids, in the order given. */
-async function findAllIn(rows: Rows, instanceId: string, ids: string[]): Promise<FileRecord[]> {
+async function findAllIn(sql: Sql, instanceId: string, ids: string[]): Promise<FileRecord[]> {
   if (ids.length === 0) return [];
-  const found = await rows<FileRow>(FILES_BY_IDS, [instanceId, ids]);
+  const found = await sql.prepared<FileRow>(FILES_BY_IDS, [instanceId, ids]);
   const byId = new Map(found.map((row) => [row.fileId, fileRecord(row)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 /** Inserts or updates one user's permission on each existing file of `ids`; the ids it touched. */
-async function upsertPermissions(db: Db, instanceId: string, ids: string[], userId: string, contentReadable: boolean): Promise<string[]> {
+async function upsertPermissions(sql: Sql, instanceId: string, ids: string[], userId: string, contentReadable: boolean): Promise<string[]> {
   if (ids.length === 0) return [];
-  const rows = await db.$queryRaw<{ fileId: string }[]>`
-    INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
-    SELECT f."instanceId", f."fileId", ${userId}::uuid, ${contentReadable}
-    FROM "File" f WHERE f."instanceId" = ${instanceId}::uuid AND f."fileId" = ANY(${ids}::text[])
+  const rows = await sql.prepared<{ fileId: string }>(
+    `INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
+    SELECT f."instanceId", f."fileId", $3::uuid, $4::boolean
+    FROM "File" f WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($2::text[])
     ON CONFLICT ("instanceId", "fileId", "userId") DO UPDATE SET "contentReadable" = EXCLUDED."contentReadable"
-    RETURNING "fileId"`;
+    RETURNING "fileId"`,
+    [instanceId, ids, userId, contentReadable],
+  );
   return rows.map((row) => row.fileId);
+}
+
+/** Removes one user's permission on each file of `ids` (a user id that is no uuid holds none). */
+async function deletePermissions(sql: Sql, instanceId: string, ids: string[], userId: string): Promise<void> {
+  if (ids.length === 0 || !isUuid(userId)) return;
+  await sql.count(`DELETE FROM "FilePermission" WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) AND "userId" = $3::uuid`, [
+    instanceId,
+    ids,
+    userId,
+  ]);
 }
 
 /** The ids of the files matching the template, newest lastUpdated first (bulk grants, in their transaction). */

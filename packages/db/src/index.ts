@@ -1,6 +1,6 @@
 export * from './clients';
 export * from './instances';
-export * from './users';
+export { UserRepository, type Account, type AccountsChanged, type NewUser } from './users';
 export * from './files';
 export * from './applications';
 export * from './data';
@@ -9,9 +9,8 @@ export * from './bundles';
 export * from './debits';
 export type { Application, DataAccess, DataGrant, DataDebit, DataDebitPermission } from './generated/gateway/client';
 export type { Instance, User, UserKind, DexState } from './generated/gateway/client';
-export { Prisma as GatewayPrisma } from './generated/gateway/client';
-export { Prisma as DexPrisma } from './generated/dex/client';
 export * from './dex';
 export * from './key-rotation';
 export * from './migrations';
 export * from './readiness';
+export { listenToStatements, postgresErrorCode, type StatementListener } from './sql';

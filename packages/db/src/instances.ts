@@ -1,8 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { Instance, User } from './generated/gateway/client';
-import { preparedRows, type Rows } from './sql';
+import { postgresErrorCode, sqlOn, transaction, UNIQUE_VIOLATION, type Sql } from './sql';
+import { INSERT_USER } from './users';
 
 const INSTANCE_COLUMNS = `"id", "address", "publicKeyPem", "privateKeyEnc", "keyId", "dexState", "createdAt"`;
+
+const INSERT_INSTANCE = `INSERT INTO "Instance" ("id", "address", "publicKeyPem", "privateKeyEnc", "keyId", "createdAt")
+  VALUES ($1::uuid, $2, $3, $4, $5, $6::timestamptz) RETURNING ${INSTANCE_COLUMNS}`;
 
 export interface NewInstance {
   address: string;
@@ -13,30 +18,46 @@ export interface NewInstance {
 }
 
 export class InstanceRepository {
-  private readonly rows: Rows;
+  private readonly sql: Sql;
 
   constructor(private readonly db: GatewayDb) {
-    this.rows = preparedRows(db.pool);
+    this.sql = sqlOn(db.pool);
   }
 
   /** Every request's first read (on a registry miss): a prepared statement. */
   async findByAddress(address: string): Promise<Instance | null> {
-    const [row] = await this.rows<Instance>(`SELECT ${INSTANCE_COLUMNS} FROM "Instance" WHERE "address" = $1`, [address]);
+    const [row] = await this.sql.prepared<Instance>(`SELECT ${INSTANCE_COLUMNS} FROM "Instance" WHERE "address" = $1`, [address]);
     return row ?? null;
   }
 
   /** Creates the instance and its owner account together; null when the address is taken. */
   async createWithOwner(input: NewInstance): Promise<{ instance: Instance; owner: User } | null> {
+    const now = new Date();
     try {
-      return await this.db.$transaction(async (tx) => {
-        const instance = await tx.instance.create({
-          data: { address: input.address, publicKeyPem: input.publicKeyPem, privateKeyEnc: input.privateKeyEnc, keyId: input.keyId },
-        });
-        const owner = await tx.user.create({ data: { instanceId: instance.id, kind: 'owner', ...input.owner } });
-        return { instance, owner };
+      return await transaction(this.db.pool, async (tx) => {
+        const [instance] = await tx.prepared<Instance>(INSERT_INSTANCE, [
+          randomUUID(),
+          input.address,
+          input.publicKeyPem,
+          input.privateKeyEnc,
+          input.keyId,
+          now,
+        ]);
+        const { username, email, fullName, passwordHash } = input.owner;
+        const [owner] = await tx.prepared<User>(INSERT_USER, [
+          instance!.id,
+          randomUUID(),
+          username,
+          email,
+          fullName,
+          passwordHash,
+          'owner',
+          now,
+        ]);
+        return { instance: instance!, owner: owner! };
       });
     } catch (error) {
-      if ((error as { code?: string }).code === 'P2002') return null;
+      if (postgresErrorCode(error) === UNIQUE_VIOLATION) return null;
       throw error;
     }
   }

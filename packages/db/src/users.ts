@@ -1,8 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { User, UserKind } from './generated/gateway/client';
-import { isUuid, preparedRows, type Rows } from './sql';
+import { isUuid, sqlOn, type Sql } from './sql';
 
-const USER_COLUMNS = `"id", "instanceId", "username", "email", "fullName", "passwordHash", "kind", "disabled", "createdAt"`;
+export const USER_COLUMNS = `"id", "instanceId", "username", "email", "fullName", "passwordHash", "kind", "disabled", "createdAt"`;
+
+/** A new account ($1 instance, $2 id … $8 createdAt); no row when the username is taken in the instance. */
+export const INSERT_USER = `INSERT INTO "User" ("instanceId", "id", "username", "email", "fullName", "passwordHash", "kind", "createdAt")
+  VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8::timestamptz)
+  ON CONFLICT ("instanceId", "username") DO NOTHING RETURNING ${USER_COLUMNS}`;
 
 /**
  * What every authenticated request checks of the account behind its token, and all a gateway caches
@@ -23,19 +29,19 @@ export interface NewUser {
 
 /** Every method takes the instance id first: no query can reach another instance's accounts. */
 export class UserRepository {
-  private readonly rows: Rows;
+  private readonly sql: Sql;
 
   constructor(
-    private readonly db: GatewayDb,
+    db: GatewayDb,
     private readonly changed: AccountsChanged = async () => undefined,
   ) {
-    this.rows = preparedRows(db.pool);
+    this.sql = sqlOn(db.pool);
   }
 
   /** The account behind a token: read on every authenticated request not served from a cache. */
   async findAccount(instanceId: string, id: string): Promise<Account | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.rows<Account>(
+    const [row] = await this.sql.prepared<Account>(
       `SELECT "id", "kind", "disabled" FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`,
       [instanceId, id],
     );
@@ -44,7 +50,7 @@ export class UserRepository {
 
   async findById(instanceId: string, id: string): Promise<User | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.rows<User>(`SELECT ${USER_COLUMNS} FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`, [
+    const [row] = await this.sql.prepared<User>(`SELECT ${USER_COLUMNS} FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`, [
       instanceId,
       id,
     ]);
@@ -52,7 +58,7 @@ export class UserRepository {
   }
 
   async findByUsername(instanceId: string, username: string): Promise<User | null> {
-    const [row] = await this.rows<User>(`SELECT ${USER_COLUMNS} FROM "User" WHERE "instanceId" = $1::uuid AND "username" = $2`, [
+    const [row] = await this.sql.prepared<User>(`SELECT ${USER_COLUMNS} FROM "User" WHERE "instanceId" = $1::uuid AND "username" = $2`, [
       instanceId,
       username,
     ]);
@@ -61,28 +67,40 @@ export class UserRepository {
 
   /** Null when the username is taken in this instance. */
   async create(instanceId: string, user: NewUser): Promise<User | null> {
-    try {
-      return await this.db.user.create({ data: { instanceId, ...user } });
-    } catch (error) {
-      if ((error as { code?: string }).code === 'P2002') return null;
-      throw error;
-    }
+    const [row] = await this.sql.prepared<User>(INSERT_USER, [
+      instanceId,
+      randomUUID(),
+      user.username,
+      user.email ?? null,
+      user.fullName ?? null,
+      user.passwordHash ?? null,
+      user.kind,
+      new Date(),
+    ]);
+    return row ?? null;
   }
 
   list(instanceId: string): Promise<User[]> {
-    return this.db.user.findMany({ where: { instanceId }, orderBy: { createdAt: 'asc' } });
+    return this.sql.prepared<User>(`SELECT ${USER_COLUMNS} FROM "User" WHERE "instanceId" = $1::uuid ORDER BY "createdAt", "id"`, [
+      instanceId,
+    ]);
   }
 
   /** Null when no such user. */
   async setDisabled(instanceId: string, id: string, disabled: boolean): Promise<User | null> {
-    const { count } = await this.db.user.updateMany({ where: { instanceId, id }, data: { disabled } });
-    if (count === 0) return null;
+    if (!isUuid(id)) return null;
+    const [row] = await this.sql.prepared<User>(
+      `UPDATE "User" SET "disabled" = $3 WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING ${USER_COLUMNS}`,
+      [instanceId, id, disabled],
+    );
+    if (!row) return null;
     await this.changed(instanceId);
-    return this.findById(instanceId, id);
+    return row;
   }
 
   async delete(instanceId: string, id: string): Promise<boolean> {
-    const { count } = await this.db.user.deleteMany({ where: { instanceId, id } });
+    if (!isUuid(id)) return false;
+    const count = await this.sql.count(`DELETE FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`, [instanceId, id]);
     if (count > 0) await this.changed(instanceId);
     return count > 0;
   }

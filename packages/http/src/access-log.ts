@@ -2,15 +2,12 @@
 // pino-http's per-request child logger and serializers cost 60–110 µs of CPU each time.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Express, RequestHandler } from 'express';
 import type { Logger } from './logger';
 
 declare module 'node:http' {
   interface IncomingMessage {
     /** X-Request-Id: the caller's, when well-formed, else generated. */
     id: string;
-    /** A logger whose lines carry this request's id (created on first use). */
-    log: Logger;
   }
 }
 
@@ -20,24 +17,6 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
-}
-
-/**
- * Gives each request an id (echoed as X-Request-Id) and logs one line when its response ends or the
- * client goes away: request id, method, path, status and milliseconds.
- */
-export function accessLog(app: Express, logger: Logger): RequestHandler {
-  // req.log is made only by the requests that log something of their own (errors, mostly).
-  Object.defineProperty(app.request, 'log', {
-    configurable: true,
-    get(this: IncomingMessage & { _log?: Logger }) {
-      return (this._log ??= logger.child({ reqId: this.id }));
-    },
-  });
-  return (req, res, next) => {
-    res.setHeader('X-Request-Id', logRequest(logger, req, res));
-    next();
-  };
 }
 
 /** Gives the request its id and logs its line when the response ends; returns the id, for X-Request-Id. */

@@ -6,7 +6,6 @@
 // - every string and key must be storable in PostgreSQL (no NUL, no lone surrogates; see strings.ts).
 import type { IncomingMessage } from 'node:http';
 import zlib from 'node:zlib';
-import type { RequestHandler } from 'express';
 import { ApiError } from './errors';
 import { assertStorableDeep } from './strings';
 
@@ -14,27 +13,14 @@ export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Deeper than any document the API stores (data records allow 32 levels). */
 export const MAX_JSON_DEPTH = 64;
 
-const JSON_TYPES = ['application/json', 'application/*+json'];
-
-export function jsonBodyParser(limitBytes = JSON_BODY_LIMIT_BYTES): RequestHandler {
-  return async (req, _res, next) => {
-    // `req.is` is null when the request has no body at all, false for another media type.
-    if (!req.is(JSON_TYPES)) return next();
-    try {
-      const charset = /;\s*charset=("?)([^";]+)\1/i.exec(req.get('content-type') ?? '')?.[2]?.toLowerCase();
-      if (charset && charset !== 'utf-8' && charset !== 'utf8')
-        throw unsupported(`Unsupported charset ${charset.slice(0, 40)}; send UTF-8`);
-      const declared = Number(req.get('content-length'));
-      if (declared > limitBytes) throw tooLarge(limitBytes);
-      const text = decodeUtf8(await readDecoded(req, req.get('content-encoding'), limitBytes));
-      req.body = parseJson(text);
-      next();
-    } catch (error) {
-      // Leave the connection in a usable state: whatever was not read is discarded.
-      req.resume();
-      next(error);
-    }
-  };
+/** Reads and parses a JSON body (the caller has checked its media type); every refusal is a 4xx. */
+export async function readBody(req: IncomingMessage, limitBytes = JSON_BODY_LIMIT_BYTES): Promise<unknown> {
+  const charset = /;\s*charset=("?)([^";]+)\1/i.exec(req.headers['content-type'] ?? '')?.[2]?.toLowerCase();
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') throw unsupported(`Unsupported charset ${charset.slice(0, 40)}; send UTF-8`);
+  const declared = Number(req.headers['content-length']);
+  if (declared > limitBytes) throw tooLarge(limitBytes);
+  const encoding = req.headers['content-encoding'];
+  return parseJson(decodeUtf8(await readDecoded(req, encoding, limitBytes)));
 }
 
 /** Parses JSON text whose nesting is first checked against MAX_JSON_DEPTH; 400 on any failure. */

@@ -1,28 +1,12 @@
 // GET /healthz (the process answers) and GET /readyz (what it depends on answers). Mounted before
 // tenancy and auth, so they answer on any Host, for load balancers and orchestrators.
-import { Router } from 'express';
 import { z } from 'zod';
-import type { ApiOperation } from './openapi';
+import { json, type RouteDef } from './routing/route';
 
 /** One dependency's check: resolves when it answers, throws (with a message naming why) when not. */
 export type ReadinessCheck = () => Promise<void>;
 
 const CHECK_TIMEOUT_MS = 2000;
-
-export function healthRoutes(checks: Record<string, ReadinessCheck>): Router {
-  const router = Router();
-  router.get('/healthz', (_req, res) => {
-    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
-  });
-  router.get('/readyz', async (_req, res) => {
-    const results = await runChecks(checks);
-    const problem = describeFailures(results);
-    res.set('Cache-Control', 'no-store');
-    if (!problem) res.json({ status: 'ready', checks: results });
-    else res.status(503).json({ error: 'Service Unavailable', message: `Not ready: ${problem}`, checks: results });
-  });
-  return router;
-}
 
 /** Each check's outcome: 'ok', or why it failed. */
 export async function runChecks(checks: Record<string, ReadinessCheck>): Promise<Record<string, string>> {
@@ -59,31 +43,42 @@ export async function requireReady(what: string, checks: Record<string, Readines
   if (problem) throw new Error(`${what} cannot start: ${problem}`);
 }
 
-/** The OpenAPI description of the two probes (joined into each app's document). */
-export const healthApi: ApiOperation[] = [
-  {
-    method: 'get',
-    path: '/healthz',
-    tag: 'meta',
-    auth: 'none',
-    summary: 'The process is alive (any Host, no token)',
-    responses: { 200: { description: 'Alive', body: z.object({ status: z.literal('ok') }) } },
-  },
-  {
-    method: 'get',
-    path: '/readyz',
-    tag: 'meta',
-    auth: 'none',
-    summary: 'PostgreSQL, Redis and the store answer and the migrations are applied (any Host, no token)',
-    responses: {
-      200: {
-        description: 'Ready, with each check',
-        body: z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.literal('ok')) }),
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+/** The two probes as declared routes; `access` is the application's word for "any Host, no token". */
+export function healthRoutes<A extends string>(access: A, checks: Record<string, ReadinessCheck>): RouteDef<A>[] {
+  return [
+    {
+      method: 'get',
+      path: '/healthz',
+      access,
+      tag: 'meta',
+      summary: 'The process is alive (any Host, no token)',
+      responses: { 200: { description: 'Alive', body: z.object({ status: z.literal('ok') }) } },
+      handle: async () => json({ status: 'ok' }, 200, NO_STORE),
+    },
+    {
+      method: 'get',
+      path: '/readyz',
+      access,
+      tag: 'meta',
+      summary: 'PostgreSQL, Redis and the store answer and the migrations are applied (any Host, no token)',
+      responses: {
+        200: {
+          description: 'Ready, with each check',
+          body: z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.literal('ok')) }),
+        },
+        503: {
+          description: 'Not ready: the message and `checks` name what is down',
+          body: z.object({ error: z.string(), message: z.string(), checks: z.record(z.string(), z.string()) }),
+        },
       },
-      503: {
-        description: 'Not ready: the message and `checks` name what is down',
-        body: z.object({ error: z.string(), message: z.string(), checks: z.record(z.string(), z.string()) }),
+      handle: async () => {
+        const results = await runChecks(checks);
+        const problem = describeFailures(results);
+        if (!problem) return json({ status: 'ready', checks: results }, 200, NO_STORE);
+        return json({ error: 'Service Unavailable', message: `Not ready: ${problem}`, checks: results }, 503, NO_STORE);
       },
     },
-  },
-];
+  ];
+}

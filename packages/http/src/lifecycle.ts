@@ -1,7 +1,6 @@
 // How every process starts and stops: listen, then on SIGTERM/SIGINT stop accepting, let in-flight
 // requests and jobs finish (bounded), close pools and connections, and exit. One copy for all.
-import type { Server } from 'node:http';
-import type { Express } from 'express';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { answerClientErrors } from './client-errors';
 import { setHeapGrowth } from './heap';
 
@@ -13,15 +12,24 @@ export interface Stoppable {
 }
 
 /**
- * Resolves with the listening server once bound; rejects when the port cannot be bound. Requests Node's
- * parser refuses get the `{ error, message }` body too (client-errors.ts).
+ * Resolves with the listening server once bound; rejects, naming the address, when the port cannot be
+ * bound. Requests Node's parser refuses get the `{ error, message }` body too (client-errors.ts).
  */
-export function listen(app: Express, port: number, host: string): Promise<Server> {
+export function listen(app: RequestListener, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, () => resolve(server));
-    server.once('error', reject);
+    const server = createServer(app);
+    server.once('error', (error) => reject(listenError(error, host, port)));
     answerClientErrors(server);
+    server.listen(port, host, () => resolve(server));
   });
+}
+
+/** Why `host:port` could not be listened on, in words that name it (a taken port above all). */
+export function listenError(error: Error, host: string, port: number): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE')
+    return new Error(`port ${port} on ${host} is already in use (EADDRINUSE): stop what listens there, or choose another port`);
+  return new Error(`cannot listen on ${host}:${port}: ${error.message}`, { cause: error });
 }
 
 /** The port a listening server got (the configured one, or the one the OS chose for port 0). */
@@ -52,14 +60,23 @@ export function once(close: () => Promise<void>): () => Promise<void> {
   return () => (closing ??= close());
 }
 
+/** Where a process reports its own stop (a pino logger fits); stderr when none is given. */
+export interface ProcessLog {
+  info(message: string): void;
+  error(message: string): void;
+}
+
+const stderrLog: ProcessLog = { info: (message) => console.error(message), error: (message) => console.error(message) };
+
 /**
  * The body of every process's main: starts it, and on SIGTERM or SIGINT closes it and exits 0. A close
  * that hangs past its grace (plus a margin for pools) exits 1; a second signal exits at once. A start
- * that fails, configuration included, prints its message (a ConfigError names the variable) and exits 1.
+ * that fails prints its message, one line on stderr (a taken port names the port), and exits 1.
  * `repeatSignalExits: false` ignores a second signal instead: for a cluster worker, which gets Ctrl-C from
  * the terminal and the primary's SIGTERM for the same stop (the primary enforces the deadline).
  */
-export function runProcess(start: () => Promise<Stoppable>, options: { repeatSignalExits?: boolean } = {}): void {
+export function runProcess(start: () => Promise<Stoppable>, options: { repeatSignalExits?: boolean; log?: ProcessLog } = {}): void {
+  const log = options.log ?? stderrLog;
   setHeapGrowth();
   Promise.resolve()
     .then(start)
@@ -73,15 +90,15 @@ export function runProcess(start: () => Promise<Stoppable>, options: { repeatSig
             return;
           }
           stopping = true;
-          console.error(`${signal}: stopping`);
+          log.info(`${signal}: stopping`);
           setTimeout(() => {
-            console.error(`still stopping after ${graceMs + 5000} ms; exiting`);
+            log.error(`still stopping after ${graceMs + 5000} ms; exiting`);
             process.exit(1);
           }, graceMs + 5000).unref();
           running.close().then(
             () => process.exit(0),
             (error: unknown) => {
-              console.error(`stopping failed: ${error instanceof Error ? error.message : String(error)}`);
+              log.error(`stopping failed: ${error instanceof Error ? error.message : String(error)}`);
               process.exit(1);
             },
           );

@@ -3,9 +3,8 @@
 // up and down, labelled by route template (never the raw path) and status.
 import cluster from 'node:cluster';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { closeServer } from './lifecycle';
+import { closeServer, listenError } from './lifecycle';
 
 type JobState = 'waiting' | 'active' | 'delayed' | 'failed';
 
@@ -13,6 +12,18 @@ type JobState = 'waiting' | 'active' | 'delayed' | 'failed';
 export interface HitCounter {
   hit(): void;
   miss(): void;
+}
+
+const routes = new WeakMap<IncomingMessage, string>();
+
+/** Labels a request's metrics with the template of the route serving it (never the raw path). */
+export function labelRoute(req: IncomingMessage, template: string): void {
+  routes.set(req, template);
+}
+
+/** The template labelRoute gave the request; requests no declared route served share one value. */
+export function routeLabel(req: IncomingMessage): string {
+  return routes.get(req) ?? 'unmatched';
 }
 
 export class Metrics {
@@ -29,6 +40,11 @@ export class Metrics {
     help: 'Requests being answered now',
     registers: [this.registry],
   });
+  private readonly dispatchFailures = new Counter({
+    name: 'http_dispatch_failures_total',
+    help: 'Requests the fast dispatcher could not render itself (a bug: each is logged too)',
+    registers: [this.registry],
+  });
   private readonly cacheLookups = new Counter({
     name: 'cache_lookups_total',
     help: 'Cache lookups by cache and result (hit ratio = hit / (hit + miss))',
@@ -41,24 +57,6 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** Times every request; mount it first. Unmatched requests share one label value. */
-  readonly requests: RequestHandler = (req, res, next) => {
-    // The template is taken when the router matches a route: a mounted router resets req.baseUrl when
-    // an error leaves it, before the response is done.
-    let route = 'unmatched';
-    let matched: unknown;
-    Object.defineProperty(req, 'route', {
-      configurable: true,
-      get: () => matched,
-      set: (value: { path?: unknown } | undefined) => {
-        matched = value;
-        if (value) route = `${req.baseUrl}${String(value.path)}`;
-      },
-    });
-    this.timeRequest(req, res, () => route);
-    next();
-  };
-
   /** Times one request from `started`, labelled when its response ends with the route template `route()` names then. */
   timeRequest(req: IncomingMessage, res: ServerResponse, route: () => string, started = performance.now()): void {
     this.inFlight.inc();
@@ -67,6 +65,10 @@ export class Metrics {
       const labels = { method: req.method, route: route(), status: String(res.statusCode) };
       this.duration.observe(labels, (performance.now() - started) / 1000);
     });
+  }
+
+  dispatchFailed(): void {
+    this.dispatchFailures.inc();
   }
 
   cache(name: string): HitCounter {
@@ -146,7 +148,7 @@ export async function serveMetrics(
     }
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => reject(listenError(error, host, port)));
     server.listen(port, host, () => resolve());
   });
   return { server, close: () => closeServer(server, 1000) };

@@ -1,56 +1,39 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
-import { accessLog } from './access-log';
-import { jsonBodyParser } from './body';
-import { useDirectJson } from './json-response';
 import { ApiError, type ErrorKind } from './errors';
-import { checkRequestTarget } from './url';
 import type { Logger } from './logger';
-import { securityHeaders } from './security-headers';
+import type { Metrics } from './metrics';
+import { requestEnvelope } from './routing/envelope';
+import { sendError } from './routing/render';
+import { checkRequestTarget } from './url';
 
-/** An express app with the parts every service shares: security headers, request ids, logs, JSON bodies. */
-export function createBaseApp(
-  logger: Logger,
-  options: {
-    trustProxy?: boolean;
-    /** Paths whose bodies are streamed by their route as raw bytes (e.g. blob uploads), never parsed as JSON. */
-    rawBodyPrefixes?: string[];
-    /** Request metrics (Metrics.requests), first so that every request is counted. */
-    metrics?: RequestHandler;
-  } = {},
-): Express {
+/**
+ * An express app with what every request gets (id, access log, security headers, timing) and the
+ * request target check. Declared routes read their own bodies (routing/serve.ts); the app parses none.
+ */
+export function createBaseApp(logger: Logger, options: { metrics?: Metrics } = {}): Express {
   const app = express();
-  if (options.metrics) app.use(options.metrics);
   app.disable('x-powered-by');
   // No ETag: these are per-caller API answers that no client revalidates, and express would hash every body for it.
   app.set('etag', false);
-  useDirectJson(app);
-  app.set('trust proxy', options.trustProxy ?? false);
-  app.use(securityHeaders());
-  app.use(accessLog(app, logger));
+  app.use(requestEnvelope(logger, options.metrics));
   app.use(checkRequestTarget);
-  const json = jsonBodyParser();
-  const raw = options.rawBodyPrefixes ?? [];
-  app.use((req, res, next) => (raw.some((prefix) => req.path.startsWith(`${prefix}/`)) ? next() : json(req, res, next)));
   return app;
 }
 
 /** Ends the middleware chain: unknown routes answer 404, errors render as `{ error, message }`. */
-export function finishApp(app: Express): void {
+export function finishApp(app: Express, logger: Logger): void {
   app.use(notFoundHandler);
-  app.use(errorHandler);
+  app.use(errorHandler(logger));
 }
 
 export const notFoundHandler: RequestHandler = (req) => {
   throw ApiError.notFound(`No handler for ${req.method} ${req.path}`);
 };
 
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  const apiError = toApiError(err);
-  if (apiError.status >= 500) req.log?.error({ err }, 'request failed');
-  if (res.headersSent) return;
-  for (const [name, value] of Object.entries(apiError.extra.headers ?? {})) res.setHeader(name, value);
-  res.status(apiError.status).json({ error: apiError.kind, message: apiError.message, ...apiError.extra.body });
-};
+/** Express's errors through the one renderer. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, _req, res, _next) => sendError(res, err, logger);
+}
 
 /** Maps anything thrown to the catalogue; internals never reach the client. */
 export function toApiError(err: unknown): ApiError {

@@ -1,45 +1,13 @@
-// OpenAPI 3.1 built from the zod schemas that validate requests, so the document cannot drift from
-// the rules. Each feature lists its operations beside its routes (an `api.ts`); an app joins the lists.
-import { Router } from 'express';
+// OpenAPI 3.1 made from the route table (routing/route.ts): each operation from its route's one
+// declaration, with the zod schemas that validate its input, so the document cannot drift from the code.
 import { z } from 'zod';
-
-export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
+import { json, pathsOf, type AnyRoute, type RouteDef } from './routing/route';
 
 /** How a caller proves who it is; each maps to a security scheme of the document (or none). */
 export type ApiAuth = 'none' | 'instanceToken' | 'dexServiceToken';
 
-export interface ApiResponse {
-  description: string;
-  /** The JSON body (zod, output side). Omit for an empty or non-JSON body. */
-  body?: z.ZodType;
-  /** A non-JSON body, e.g. `text/plain` or `application/octet-stream`. */
-  contentType?: string;
-}
-
-export interface ApiHeader {
-  name: string;
-  description: string;
-  required?: boolean;
-}
-
-export interface ApiOperation {
-  method: HttpMethod;
-  /** Express path syntax as mounted (`/api/v2.6/files/file/:fileId`); several when the route has aliases. */
-  path: string | string[];
-  summary: string;
-  tag: string;
-  auth: ApiAuth;
-  description?: string;
-  /** The JSON body schema that the route validates with (input side). */
-  body?: z.ZodType;
-  /** A body that is not JSON (the local store's upload address takes raw bytes). */
-  rawBody?: { contentType: string; description: string };
-  /** The query schema that the route validates with: one parameter per property. */
-  query?: z.ZodObject;
-  headers?: ApiHeader[];
-  /** Success (and notable error) responses. Every operation also gets the shared error body for 4XX and 5XX. */
-  responses: Record<number, ApiResponse>;
-}
+/** How an application's access words read in the document: the scheme, and a sentence for the description. */
+export type DescribeAccess = (access: string) => { auth: ApiAuth; note?: string };
 
 export interface ApiInfo {
   title: string;
@@ -87,7 +55,7 @@ const SECURITY_SCHEMES = {
   },
 } as const;
 
-function parametersOf(op: ApiOperation, params: { name: string; wildcard: boolean }[]): unknown[] {
+function parametersOf(op: AnyRoute, params: { name: string; wildcard: boolean }[]): unknown[] {
   const path = params.map(({ name, wildcard }) => ({
     name,
     in: 'path',
@@ -95,7 +63,8 @@ function parametersOf(op: ApiOperation, params: { name: string; wildcard: boolea
     schema: { type: 'string' },
     ...(wildcard ? { description: 'One or more path segments joined by "/"' } : {}),
   }));
-  const query = op.query ? queryParameters(op.query) : [];
+  const querySchema = (op.query as z.ZodObject | undefined) ?? op.documents?.query;
+  const query = querySchema ? queryParameters(querySchema) : [];
   const headers = (op.headers ?? []).map((h) => ({
     name: h.name,
     in: 'header',
@@ -116,7 +85,7 @@ function queryParameters(query: z.ZodObject): unknown[] {
   }));
 }
 
-function responsesOf(op: ApiOperation): Record<string, unknown> {
+function responsesOf(op: AnyRoute): Record<string, unknown> {
   const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(op.responses)) {
@@ -137,9 +106,16 @@ function responsesOf(op: ApiOperation): Record<string, unknown> {
   return responses;
 }
 
-function operationObject(op: ApiOperation, params: { name: string; wildcard: boolean }[], operationId: string): unknown {
-  const requestBody = op.body
-    ? { required: true, content: { 'application/json': { schema: jsonSchemaOf(op.body, 'input') } } }
+function operationObject(
+  op: AnyRoute,
+  params: { name: string; wildcard: boolean }[],
+  operationId: string,
+  access: ReturnType<DescribeAccess>,
+): unknown {
+  const body = (op.body as z.ZodType | undefined) ?? op.documents?.body;
+  const description = [access.note, op.description].filter(Boolean).join(' ');
+  const requestBody = body
+    ? { required: true, content: { 'application/json': { schema: jsonSchemaOf(body, 'input') } } }
     : op.rawBody
       ? {
           required: true,
@@ -151,9 +127,9 @@ function operationObject(op: ApiOperation, params: { name: string; wildcard: boo
   return {
     operationId,
     summary: op.summary,
-    ...(op.description ? { description: op.description } : {}),
+    ...(description ? { description } : {}),
     tags: [op.tag],
-    security: op.auth === 'none' ? [] : [{ [op.auth]: [] }],
+    security: access.auth === 'none' ? [] : [{ [access.auth]: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses: responsesOf(op),
@@ -166,18 +142,21 @@ function operationIdOf(method: string, path: string): string {
   return method + (words.length ? words : ['root']).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }
 
-/** The whole OpenAPI 3.1 document for a list of operations. */
-export function openApiDocument(info: ApiInfo, operations: readonly ApiOperation[]): Record<string, unknown> {
+/** The whole OpenAPI 3.1 document for a route table (its hidden routes left out). */
+export function openApiDocument(info: ApiInfo, routes: readonly AnyRoute[], describe: DescribeAccess): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of operations) {
-    for (const expressPath of [op.path].flat()) {
+  const used = new Set<string>();
+  for (const op of routes) {
+    if (op.hidden) continue;
+    const access = describe(op.access);
+    used.add(access.auth);
+    for (const expressPath of pathsOf(op)) {
       const { path, params } = openApiPath(expressPath);
       const item = (paths[path] ??= {});
-      if (item[op.method]) throw new Error(`OpenAPI: ${op.method.toUpperCase()} ${expressPath} is described twice`);
-      item[op.method] = operationObject(op, params, operationIdOf(op.method, path));
+      if (item[op.method]) throw new Error(`OpenAPI: ${op.method.toUpperCase()} ${expressPath} is declared twice`);
+      item[op.method] = operationObject(op, params, operationIdOf(op.method, path), access);
     }
   }
-  const used = new Set<string>(operations.map((op) => op.auth));
   const securitySchemes = Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => used.has(name)));
   const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
   return { openapi: '3.1.0', info, paths: sorted, components: { schemas: { Error: jsonSchemaOf(errorBody, 'output') }, securitySchemes } };
@@ -185,35 +164,18 @@ export function openApiDocument(info: ApiInfo, operations: readonly ApiOperation
 
 export const OPENAPI_PATH = '/api/openapi.json';
 
-/** The document describes its own route too. */
-export const openApiOperation: ApiOperation = {
-  method: 'get',
-  path: OPENAPI_PATH,
-  tag: 'meta',
-  auth: 'none',
-  summary: 'This document (OpenAPI 3.1), on any Host, without a token',
-  responses: { 200: { description: 'The OpenAPI document', body: z.looseObject({ openapi: z.literal('3.1.0') }) } },
-};
-
-/** `GET /api/openapi.json`, built once. Mount it before tenancy: the document is the same for every Host. */
-export function openApiRoutes(document: Record<string, unknown>): Router {
-  const router = Router();
-  router.get(OPENAPI_PATH, (_req, res) => {
-    res.json(document);
-  });
-  return router;
-}
-
-const NOT_API = Symbol.for('pds.notApi');
-
 /**
- * Marks a router or handler as outside the API document (pages and static assets for browsers, not
- * JSON for clients). The route-coverage tests skip what carries the mark and require everything else.
+ * `GET /api/openapi.json`: the document, built on first request (the table must be complete first, and
+ * the route is part of it). The same for every Host, without a token.
  */
-export function notApi<T extends object>(handler: T): T {
-  Object.defineProperty(handler, NOT_API, { value: true });
-  return handler;
+export function openApiRoute<A extends string>(access: A, document: () => Record<string, unknown>): RouteDef<A> {
+  return {
+    method: 'get',
+    path: OPENAPI_PATH,
+    access,
+    tag: 'meta',
+    summary: 'This document (OpenAPI 3.1), on any Host, without a token',
+    responses: { 200: { description: 'The OpenAPI document', body: z.looseObject({ openapi: z.literal('3.1.0') }) } },
+    handle: async () => json(document()),
+  };
 }
-
-export const isNotApi = (handler: unknown): boolean =>
-  typeof handler === 'function' && (handler as unknown as Record<symbol, unknown>)[NOT_API] === true;

@@ -37,4 +37,9 @@ export class RateLimit {
       if (this.whenUnavailable === 'refuse') throw ApiError.unavailable();
     }
   }
+
+  /** Gives back the attempt `consume` counted, for a call refused before it cost anything. Best effort. */
+  async refund(key: string): Promise<void> {
+    await this.limiter.reward(key, 1).catch(() => undefined);
+  }
 }

@@ -1,7 +1,8 @@
 // The OpenAPI builder: paths in OpenAPI form, request schemas from the validating zod schemas (input
 // side), the shared error body, and no operation described twice.
 import { z } from 'zod';
-import { openApiDocument, openApiPath, type ApiOperation } from '../src/openapi';
+import { openApiDocument, openApiPath, type DescribeAccess } from '../src/openapi';
+import { json, type AnyRoute } from '../src/routing/route';
 
 const info = { title: 't', version: '1', description: 'd' };
 type Doc = {
@@ -34,19 +35,21 @@ describe('openApiPath', () => {
 
 describe('openApiDocument', () => {
   const body = z.object({ name: z.string().max(10), when: z.union([z.number(), z.string()]).transform(String) });
-  const op: ApiOperation = {
+  const describe: DescribeAccess = (access) => (access === 'token' ? { auth: 'instanceToken', note: 'A token.' } : { auth: 'none' });
+  const op: AnyRoute = {
     method: 'post',
     path: ['/things/:id', '/v3/things/:id'],
     tag: 't',
-    auth: 'instanceToken',
+    access: 'token',
     summary: 's',
+    handle: async () => json({ id: '1' }, 201),
     body,
     query: z.object({ take: z.coerce.number().int().max(5).default(1) }),
     responses: { 201: { description: 'made', body: z.object({ id: z.string() }) } },
   };
 
   it('describes each alias with its parameters, the input side of the body schema and the shared error body', () => {
-    const doc = openApiDocument(info, [op]) as unknown as Doc;
+    const doc = openApiDocument(info, [op], describe) as unknown as Doc;
     for (const path of ['/things/{id}', '/v3/things/{id}']) {
       const operation = doc.paths[path]!.post!;
       expect(operation.parameters).toEqual([
@@ -69,7 +72,18 @@ describe('openApiDocument', () => {
     }
   });
 
-  it('refuses an operation described twice', () => {
-    expect(() => openApiDocument(info, [op, { ...op, path: '/things/:id' }])).toThrow('POST /things/:id is described twice');
+  it('refuses an operation declared twice', () => {
+    expect(() => openApiDocument(info, [op, { ...op, path: '/things/:id' }], describe)).toThrow('POST /things/:id is declared twice');
+  });
+
+  it('documents what the handler checks by hand, says who may call, and leaves hidden routes out', () => {
+    const documented: AnyRoute = { ...op, path: '/by-hand', body: undefined, query: undefined, documents: { body } };
+    const hidden: AnyRoute = { ...op, path: '/page', hidden: true };
+    const doc = openApiDocument(info, [documented, hidden], describe) as unknown as Doc & {
+      paths: Record<string, Record<string, { description?: string }>>;
+    };
+    expect(doc.paths['/by-hand']!.post!.requestBody!.content['application/json']!.schema.required).toEqual(['name', 'when']);
+    expect(doc.paths['/by-hand']!.post!.description).toBe('A token.');
+    expect(doc.paths['/page']).toBeUndefined();
   });
 });

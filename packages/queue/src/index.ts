@@ -83,6 +83,9 @@ export class Producer<N extends QueueName> {
       prefix: options.prefix ?? 'pds',
       defaultJobOptions: DEFAULT_JOB_OPTIONS,
     });
+    // Without a listener BullMQ prints every connection error with its stack (console.error). Each
+    // failure already reaches a caller: an enqueue fails (QueueUnavailableError), a schedule call rejects.
+    this.queue.on('error', () => undefined);
   }
 
   /** Queues a job that needs no de-duplication. For one job per subject use `enqueue`. */

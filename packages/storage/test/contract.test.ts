@@ -1,15 +1,19 @@
-// One contract, two adapters: the local store behind a real listening gateway, and S3 against the real
-// server test/global-setup.ts provides (Swift with s3api unless TEST_S3_ENDPOINT names another).
+// One contract, every adapter, each behind a real gateway: the local store (the gateway listening), and S3
+// on the server test/global-setup.ts provides (Swift with s3api unless TEST_S3_ENDPOINT names another) and
+// on two independent, replicated implementations (test/support/replicated-s3.ts): Swift with a 3-replica
+// ring and Ceph's RADOS Gateway over three OSDs, each with one replica killed mid-run.
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http, { type Server } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import path from 'node:path';
 import request from 'supertest';
-import { loadConfig } from '@pds/config';
+import { FileRepository } from '@pds/db';
+import type { S3Settings } from '../../../scripts/lib/s3';
 import { CLUSTER, requireEnv, signUp, startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { BLOB_ROUTE, createBlobStore, objectKey, SSE_HEADER, SSE_VALUE, type BlobStore, type PresignOptions } from '../src';
+import { REPLICATED_S3, replicatedS3, type ReplicatedS3 } from '../../../test/support/replicated-s3';
 import { tamperAt } from '../../../test/support/tamper';
+import { BLOB_ROUTE, objectKey, removeOrphans, SSE_HEADER, SSE_VALUE, type BlobStore, type PresignOptions, type S3BlobStore } from '../src';
 
 const SSE = { [SSE_HEADER]: SSE_VALUE };
 const MAX_UPLOAD_BYTES = 1_000_000;
@@ -35,35 +39,45 @@ function send(url: string, method: 'PUT' | 'GET', headers: Record<string, string
       res.on('error', reject);
     });
     req.on('error', reject);
-    // An array is sent chunked (no Content-Length), as a client streaming a body of unknown size would.
-    for (const chunk of Array.isArray(body) ? body : body ? [body] : []) req.write(chunk);
-    req.end();
+    // An array is sent chunked (no Content-Length), as a client streaming a body of unknown size would;
+    // a buffer in one piece, so it carries Content-Length, which S3 requires of a PUT (411 without).
+    if (Array.isArray(body)) for (const chunk of body) req.write(chunk);
+    req.end(Array.isArray(body) ? undefined : body);
   });
 }
 
 interface Subject {
+  gw: TestGateway;
+  alice: SignedUp;
   store: BlobStore;
-  address: string;
   presign: PresignOptions;
   /** Status the store answers a PUT without the SSE header. */
   missingSseStatus: number;
   /** Alters the signature of an address, keeping its shape. */
   tamper(url: string): string;
-  /**
-   * A key for a new object. Behind the gateway it names a real New file: the local store takes no bytes
-   * for a key whose file does not exist (they would be orphans).
-   */
+  /** The key of a new file (status New) of alice's: the local store takes no bytes for a key without one. */
   newKey(): Promise<string>;
   /** The same address and signature, naming another object key. */
   retarget(url: string, from: string, to: string): string;
   close(): Promise<void>;
 }
 
-async function localSubject(): Promise<Subject & { gw: TestGateway; alice: SignedUp; server: Server }> {
+/** Starts an upload of a file of alice's: its fileId and signed upload address. */
+async function startUpload(gw: TestGateway, alice: SignedUp): Promise<{ fileId: string; contentUrl: string }> {
+  const res = await request(gw.app)
+    .post('/api/v2.6/files/upload')
+    .set('Host', alice.address)
+    .set('X-Auth-Token', alice.token)
+    .send({ name: `f${randomBytes(6).toString('hex')}.bin`, source: 'contract' });
+  if (res.status !== 200) throw new Error(`upload of a test file failed: ${res.status}`);
+  return res.body as { fileId: string; contentUrl: string };
+}
+
+async function localSubject(): Promise<Subject & { server: Server }> {
   const gw = await startTestGateway({ STORAGE: 'local', MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES) });
   const alice = await signUp(gw.app, 'alice');
   const server = await new Promise<Server>((resolve) => {
-    const s = gw.app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = http.createServer(gw.app).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as { port: number };
   return {
@@ -71,18 +85,9 @@ async function localSubject(): Promise<Subject & { gw: TestGateway; alice: Signe
     alice,
     server,
     store: gw.blobStore,
-    address: alice.address,
     presign: { ttlSeconds: 300, baseUrl: `http://${alice.address}:${port}` },
     missingSseStatus: 400,
-    newKey: async () => {
-      const res = await request(gw.app)
-        .post('/api/v2.6/files/upload')
-        .set('Host', alice.address)
-        .set('X-Auth-Token', alice.token)
-        .send({ name: `f${randomBytes(6).toString('hex')}.bin`, source: 'contract' });
-      if (res.status !== 200) throw new Error(`upload of a test file failed: ${res.status}`);
-      return objectKey(alice.address, res.body.fileId as string);
-    },
+    newKey: async () => objectKey(alice.address, (await startUpload(gw, alice)).fileId),
     tamper: (url) => tamperAt(url),
     retarget: (url, from, to) => {
       const [base, token] = url.split(`${BLOB_ROUTE}/`) as [string, string];
@@ -99,40 +104,88 @@ async function localSubject(): Promise<Subject & { gw: TestGateway; alice: Signe
   };
 }
 
-async function s3Subject(): Promise<Subject> {
-  const config = loadConfig({
+interface S3Subject extends Subject {
+  bucket: string;
+  replicated?: ReplicatedS3;
+}
+
+async function s3Subject(settings: Required<S3Settings>, replicated?: ReplicatedS3): Promise<S3Subject> {
+  // Gateways of a run reuse instance addresses (alice.pds.test): each gets a bucket of its own.
+  const bucket = `pds-contract-${randomBytes(6).toString('hex')}`;
+  const gw = await startTestGateway({
     STORAGE: 's3',
-    S3_ENDPOINT: requireEnv('TEST_S3_ENDPOINT'),
-    S3_ACCESS_KEY: requireEnv('TEST_S3_ACCESS_KEY'),
-    S3_SECRET_KEY: requireEnv('TEST_S3_SECRET_KEY'),
-    S3_REGION: requireEnv('TEST_S3_REGION'),
-    S3_BUCKET: 'pds-storage-contract',
+    S3_ENDPOINT: settings.endpoint,
+    S3_ACCESS_KEY: settings.accessKey,
+    S3_SECRET_KEY: settings.secretKey,
+    S3_REGION: settings.region,
+    S3_BUCKET: bucket,
+    MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES),
   });
+  const alice = await signUp(gw.app, 'alice');
   return {
-    // The S3 store uses no master key; every process that opens a store has one.
-    store: await createBlobStore({ ...config, MASTER_KEY: randomBytes(32) }),
-    address: `alice.${CLUSTER}`,
-    presign: { ttlSeconds: 300, baseUrl: `http://alice.${CLUSTER}` },
+    gw,
+    alice,
+    bucket,
+    replicated,
+    store: gw.blobStore,
+    presign: { ttlSeconds: 300, baseUrl: `http://${alice.address}` },
     // The SSE header is signed: without it the signature does not match.
     missingSseStatus: 403,
-    newKey: async () => objectKey(`alice.${CLUSTER}`, `f${randomBytes(6).toString('hex')}.bin`),
+    newKey: async () => objectKey(alice.address, (await startUpload(gw, alice)).fileId),
     tamper: (url) => url.replace(/(X-Amz-Signature=[0-9a-f]*)[0-9a-f]/, (_, head: string) => `${head}${url.endsWith('0') ? '1' : '0'}`),
     retarget: (url, from, to) => url.replace(encodeURI(from), encodeURI(to)),
-    close: async () => undefined,
+    close: () => gw.close(),
   };
 }
 
+const globalS3 = (): Required<S3Settings> => ({
+  endpoint: requireEnv('TEST_S3_ENDPOINT'),
+  accessKey: requireEnv('TEST_S3_ACCESS_KEY'),
+  secretKey: requireEnv('TEST_S3_SECRET_KEY'),
+  region: requireEnv('TEST_S3_REGION'),
+});
+
+// Asked for when the file loads: they take seconds to start, and come up while the first subjects run.
+// Where a server's package is missing, its runs are skipped, and said so.
+const replicatedServers = REPLICATED_S3.flatMap((server) => {
+  const missing = server.missing();
+  if (missing) {
+    process.stdout.write(`\nstorage contract on ${server.name} skipped: ${missing}\n`);
+    return [];
+  }
+  const starting = replicatedS3(server);
+  starting.catch(() => undefined); // reported by the beforeAll that awaits it
+  return [{ name: server.name, starting }];
+});
+
+/** [name, start, whether it keeps replicas a test may kill] */
+type Case<T> = [string, () => Promise<T>, boolean];
+
+const S3_SUBJECTS: Case<S3Subject>[] = [
+  ['s3 (swift)', () => s3Subject(globalS3()), false],
+  ...replicatedServers.map(({ name, starting }): Case<S3Subject> => [
+    `s3 (${name})`,
+    async () => {
+      const server = await starting;
+      return s3Subject(server.settings, server);
+    },
+    true,
+  ]),
+];
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each([
-  ['local', localSubject],
-  ['s3', s3Subject],
-] as const)('BlobStore contract: %s', (_name, start) => {
-  let s: Subject;
+// Long enough for Ceph to start (≈ 20 s alone, longer on a busy machine) and to notice a killed OSD.
+const START_TIMEOUT = 180_000;
+
+const SUBJECTS: Case<Subject | S3Subject>[] = [['local', localSubject, false], ...S3_SUBJECTS];
+
+describe.each(SUBJECTS)('BlobStore contract: %s', (_name, start, replicated) => {
+  let s: Subject | S3Subject;
 
   beforeAll(async () => {
     s = await start();
-  });
+  }, START_TIMEOUT);
   afterAll(() => s?.close());
 
   it('stores the bytes PUT to a signed address and serves them back byte for byte', async () => {
@@ -154,6 +207,34 @@ describe.each([
     expect(got.status).toBe(200);
     expect(got.body.length).toBe(0);
   });
+
+  // Mid-run on the replicated servers: every later test of the subject runs with one replica dead.
+  if (replicated)
+    it(
+      'keeps three encrypted copies of an object, and with one replica killed serves it and stores new ones',
+      async () => {
+        const { bucket, replicated } = s as S3Subject & { replicated: ReplicatedS3 };
+        const plaintext = Buffer.from('a recognisable secret sentence. '.repeat(1000));
+        const before = await s.newKey();
+        expect((await send(await s.store.presignPut(before, s.presign), 'PUT', SSE, plaintext)).status).toBe(200);
+        const held = await replicated.stored(bucket, before);
+        expect(held.copies).toBe(3);
+        expect(held.bytes.length).toBeGreaterThanOrEqual(plaintext.length);
+        expect(held.bytes.includes('recognisable secret')).toBe(false);
+
+        await replicated.stopOneReplica();
+        const got = await send(await s.store.presignGet(before, s.presign), 'GET');
+        expect(got.status).toBe(200);
+        expect(got.body.equals(plaintext)).toBe(true);
+        const after = await s.newKey();
+        const bytes = randomBytes(100_000);
+        expect((await send(await s.store.presignPut(after, s.presign), 'PUT', SSE, bytes)).status).toBe(200);
+        expect(await s.store.stat(after)).toBe(bytes.length);
+        expect((await send(await s.store.presignGet(after, s.presign), 'GET')).body.equals(bytes)).toBe(true);
+        expect((await replicated.stored(bucket, after)).copies).toBe(2);
+      },
+      START_TIMEOUT,
+    );
 
   it('refuses a PUT without the server-side encryption header and stores nothing', async () => {
     const key = await s.newKey();
@@ -320,5 +401,59 @@ describe('local store behind the gateway', () => {
     // an error (premature close), never a body that merely looks short.
     expect(reply).not.toHaveProperty('status');
     expect(String((reply as Error).message)).toMatch(/aborted|socket hang up|ECONNRESET|premature/i);
+  });
+});
+
+// What the gateway promises on S3, where the bytes never pass through it: the size limit is checked at
+// complete, and objects no live file points to are swept. Each subject has a fresh bucket here.
+describe.each(S3_SUBJECTS)('S3 behind the gateway: %s', (_name, start) => {
+  let s: S3Subject;
+
+  beforeAll(async () => {
+    s = await start();
+  }, START_TIMEOUT);
+  afterAll(() => s?.close());
+
+  const as = (req: request.Test) => req.set('Host', s.alice.address).set('X-Auth-Token', s.alice.token);
+  const complete = (fileId: string) => as(request(s.gw.app).put(`/api/v2.6/files/file/${fileId}/complete`));
+
+  it('refuses to complete an upload over MAX_UPLOAD_BYTES with 413 and removes its bytes; completes one of exactly the limit', async () => {
+    const over = await startUpload(s.gw, s.alice);
+    expect((await send(over.contentUrl, 'PUT', SSE, randomBytes(MAX_UPLOAD_BYTES + 1))).status).toBe(200);
+    const refused = await complete(over.fileId);
+    expect(refused.status).toBe(413);
+    expect(refused.body).toEqual({ error: 'Payload Too Large', message: expect.stringContaining(`over the limit of ${MAX_UPLOAD_BYTES}`) });
+    expect(await s.store.stat(objectKey(s.alice.address, over.fileId))).toBeNull();
+
+    const fits = await startUpload(s.gw, s.alice);
+    expect((await send(fits.contentUrl, 'PUT', SSE, randomBytes(MAX_UPLOAD_BYTES))).status).toBe(200);
+    const completed = await complete(fits.fileId);
+    expect(completed.status).toBe(200);
+    expect(completed.body.status).toEqual({ status: 'Completed', size: MAX_UPLOAD_BYTES });
+  });
+
+  it('sweeps the objects no live file points to, keeping live files and keys of another shape', async () => {
+    const put = async (url: string) => expect((await send(url, 'PUT', SSE, randomBytes(10))).status).toBe(200);
+    const kept = await startUpload(s.gw, s.alice);
+    await put(kept.contentUrl);
+    expect((await complete(kept.fileId)).status).toBe(200);
+    // Bytes PUT to the address of a file deleted while the address was still valid.
+    const late = await startUpload(s.gw, s.alice);
+    expect((await as(request(s.gw.app).delete(`/api/v2.6/files/file/${late.fileId}`))).status).toBe(200);
+    await put(late.contentUrl);
+    // Bytes for a file that never existed, and an object this product did not name.
+    const ghost = objectKey(s.alice.address, 'never-created.bin');
+    await put(await s.store.presignPut(ghost, s.presign));
+    await put(await s.store.presignPut('foreign-object', s.presign));
+
+    const files = new FileRepository(s.gw.db);
+    const store = s.store as S3BlobStore;
+    // Objects younger than the cutoff are left alone (their upload may still be landing).
+    expect(await removeOrphans(store, (keys) => files.liveFiles(keys), new Date(Date.now() - 3600_000))).toBe(0);
+    expect(await removeOrphans(store, (keys) => files.liveFiles(keys), new Date(Date.now() + 60_000))).toBe(2);
+    expect(await s.store.stat(objectKey(s.alice.address, late.fileId))).toBeNull();
+    expect(await s.store.stat(ghost)).toBeNull();
+    expect(await s.store.stat(objectKey(s.alice.address, kept.fileId))).toBe(10);
+    expect(await s.store.stat('foreign-object')).toBe(10);
   });
 });

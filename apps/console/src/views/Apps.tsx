@@ -1,8 +1,9 @@
-// Apps pushed through dex: logo, description, status; set up, disable, open.
+// Apps pushed through dex: logo (or its letter), description, status in the owner's words; set up,
+// update, disable, enable, open.
 import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
-import { toConsoleApp, type ConsoleApp } from '../apps';
-import { ScreenTitle, Status } from '../ui';
+import { toConsoleApp, type AppStatus, type ConsoleApp } from '../apps';
+import { countWords, ScreenTitle, Status } from '../ui';
 
 export async function loadApps(): Promise<ConsoleApp[]> {
   return (await call<Parameters<typeof toConsoleApp>[0][]>('/api/v2.6/applications')).map(toConsoleApp);
@@ -23,16 +24,31 @@ function logoShown(url: string | undefined): url is string {
   }
 }
 
-/** The app's logo; its first letter when the logo's origin arrived after this page loaded (reload shows it). */
+/**
+ * The app's logo, or its first letter: when the logo's origin arrived after this page loaded (its CSP
+ * does not allow it yet; a reload shows it), or when the logo fails to load.
+ */
 export function AppLogo({ app }: { app: ConsoleApp }) {
-  return logoShown(app.logoUrl) ? (
-    <img class="logo" src={app.logoUrl} alt="" width={48} height={48} />
+  const [failed, setFailed] = useState(false);
+  return logoShown(app.logoUrl) && !failed ? (
+    <img class="logo" src={app.logoUrl} alt="" width={48} height={48} onError={() => setFailed(true)} />
   ) : (
-    <span class="logo" aria-hidden="true">
-      {app.name.slice(0, 1)}
+    <span class="logo letter" aria-hidden="true">
+      {app.name.slice(0, 1).toUpperCase()}
     </span>
   );
 }
+
+/** The one thing to do next with an app, by its state; "setup" also updates and re-enables. */
+const NEXT: Record<AppStatus, { action: 'setup' | 'disable'; label: string }> = {
+  'not set up': { action: 'setup', label: 'Set up' },
+  'needs update': { action: 'setup', label: 'Update' },
+  disabled: { action: 'setup', label: 'Enable' },
+  running: { action: 'disable', label: 'Disable' },
+  failing: { action: 'disable', label: 'Disable' },
+};
+
+const DONE = { setup: 'is set up and running', disable: 'is disabled: it can no longer reach your data' };
 
 export function Apps() {
   const [apps, setApps] = useState<ConsoleApp[]>();
@@ -43,7 +59,7 @@ export function Apps() {
   const act = async (app: ConsoleApp, action: 'setup' | 'disable') => {
     try {
       await call(`/api/v2.6/applications/${encodeURIComponent(app.id)}/${action}`, { method: action === 'setup' ? 'POST' : 'GET' });
-      setStatus({ message: `${app.name}: ${action === 'setup' ? 'set up' : 'disabled'}` });
+      setStatus({ message: `${app.name} ${DONE[action]}` });
       await load();
     } catch (e) {
       setStatus({ error: errorText(e) });
@@ -52,40 +68,40 @@ export function Apps() {
 
   return (
     <section aria-labelledby="apps-title">
-      <ScreenTitle>Apps</ScreenTitle>
+      <div class="screen-head">
+        <ScreenTitle id="apps-title">Apps</ScreenTitle>
+        {apps ? <p class="summary">{countWords(apps.length, 'app')}</p> : null}
+      </div>
       <Status {...status} message={status.message ?? (apps ? undefined : 'Loading…')} />
       {apps && apps.length === 0 ? (
-        <p class="muted">No apps yet: apps appear here once the exchange pushes them to this instance.</p>
+        <p class="empty">No apps yet: apps appear here once the exchange offers them to this data store.</p>
       ) : null}
       <ul class="cards">
-        {(apps ?? []).map((app) => (
-          <li key={app.id} class="card">
-            <AppLogo app={app} />
-            <div>
-              <h2>{app.name}</h2>
-              <p>{app.description}</p>
-              <p>
-                Status: <strong class={`badge ${app.status.replace(' ', '-')}`}>{app.status}</strong>
-              </p>
-              <div class="actions">
-                {app.status === 'not set up' || app.status === 'needs update' ? (
-                  <button type="button" onClick={() => void act(app, 'setup')}>
-                    Set up {app.name}
-                  </button>
-                ) : (
-                  <button type="button" class="secondary" onClick={() => void act(app, 'disable')}>
-                    Disable {app.name}
-                  </button>
-                )}
+        {(apps ?? []).map((app) => {
+          const next = NEXT[app.status];
+          return (
+            <li key={app.id} class="card app-card">
+              <div class="card-head">
+                <AppLogo app={app} />
+                <div>
+                  <h2>{app.name}</h2>
+                  <span class={`badge ${app.status.replace(/ /g, '-')}`}>{app.status[0]?.toUpperCase() + app.status.slice(1)}</span>
+                </div>
+              </div>
+              {app.description ? <p class="card-text">{app.description}</p> : null}
+              <div class="actions card-actions">
+                <button type="button" class={next.action === 'setup' ? undefined : 'secondary'} onClick={() => void act(app, next.action)}>
+                  {next.label} {app.name}
+                </button>
                 {app.url ? (
                   <a class="button secondary" href={app.url} target="_blank" rel="noopener noreferrer">
                     Open {app.name}
                   </a>
                 ) : null}
               </div>
-            </div>
-          </li>
-        ))}
+            </li>
+          );
+        })}
       </ul>
     </section>
   );

@@ -1,9 +1,11 @@
-// Data tables: namespaces → endpoints → records (a table and the JSON of one record), paging, delete.
+// Data tables: namespaces → endpoints → records (a table with the total, paging, and the JSON of one
+// record in a panel beside it), delete.
 import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
+import { countRecords, readRecords, tablePath, type Count } from '../records';
 import { href } from '../router';
 import type { DataRecord, DataSources } from '../types';
-import { ScreenTitle, Status } from '../ui';
+import { countWords, Pager, ScreenTitle, SidePanel, Status } from '../ui';
 
 const PAGE = 20;
 
@@ -14,21 +16,27 @@ function Tables() {
   const namespaces = Object.keys(sources ?? {}).sort();
   return (
     <section aria-labelledby="data-title">
-      <ScreenTitle>Data</ScreenTitle>
+      <div class="screen-head">
+        <ScreenTitle id="data-title">Data</ScreenTitle>
+        {sources ? <p class="summary">{countWords(namespaces.length, 'source')}</p> : null}
+      </div>
+      <p class="muted">What apps keep in your data store, by app and table.</p>
       <Status error={error} message={sources ? undefined : 'Loading…'} />
-      {sources && namespaces.length === 0 ? <p class="muted">No data yet: apps write records here once they are set up.</p> : null}
-      {namespaces.map((namespace) => (
-        <section key={namespace} aria-labelledby={`ns-${namespace}`}>
-          <h2 id={`ns-${namespace}`}>{namespace}</h2>
-          <ul class="endpoints">
-            {(sources?.[namespace] ?? []).map((endpoint) => (
-              <li key={endpoint}>
-                <a href={href('data', namespace, ...endpoint.split('/'))}>{endpoint}</a>
-              </li>
-            ))}
-          </ul>
-        </section>
-      ))}
+      {sources && namespaces.length === 0 ? <p class="empty">No data yet: apps write here once you set them up.</p> : null}
+      <div class="sources">
+        {namespaces.map((namespace) => (
+          <section key={namespace} class="panel" aria-labelledby={`ns-${namespace}`}>
+            <h2 id={`ns-${namespace}`}>{namespace}</h2>
+            <ul class="endpoints">
+              {(sources?.[namespace] ?? []).map((endpoint) => (
+                <li key={endpoint}>
+                  <a href={href('data', namespace, ...endpoint.split('/'))}>{endpoint}</a>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ))}
+      </div>
     </section>
   );
 }
@@ -40,89 +48,111 @@ function columnsOf(records: DataRecord[]): string[] {
     if (record.data && typeof record.data === 'object' && !Array.isArray(record.data))
       Object.keys(record.data).forEach((key) => keys.add(key));
   }
-  return [...keys].slice(0, 5);
+  return [...keys].slice(0, 4);
 }
 
 const cell = (value: unknown) => (value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value));
 
 function Records({ namespace, endpoint }: { namespace: string; endpoint: string }) {
+  const path = tablePath(namespace, endpoint);
   const [skip, setSkip] = useState(0);
   const [records, setRecords] = useState<DataRecord[]>();
+  const [count, setCount] = useState<Count>();
   const [chosen, setChosen] = useState<DataRecord>();
   const [status, setStatus] = useState<{ message?: string; error?: string }>({});
-  const path = `/api/v2.6/data/${encodeURIComponent(namespace)}/${endpoint.split('/').map(encodeURIComponent).join('/')}`;
-  const load = (from = skip) =>
-    call<DataRecord[]>(`${path}?skip=${from}&take=${PAGE}`).then(setRecords, (e: unknown) => setStatus({ error: errorText(e) }));
-  useEffect(() => void load(), [skip, path]);
+  // Bumped after a delete: the page and the count are read again.
+  const [version, setVersion] = useState(0);
+  const fail = (e: unknown) => setStatus({ error: errorText(e) });
+
+  useEffect(() => void readRecords(path, skip, PAGE).then(setRecords, fail), [skip, version]);
+  useEffect(() => {
+    let closed = false;
+    countRecords(path, setCount, () => closed).catch(fail);
+    return () => {
+      closed = true;
+    };
+  }, [version]);
 
   const remove = async (record: DataRecord) => {
-    if (!confirm('Delete this record?')) return;
+    if (!confirm('Delete this record? This cannot be undone.')) return;
     try {
       await call(`/api/v2.6/data?records=${encodeURIComponent(record.recordId)}`, { method: 'DELETE' });
       setChosen(undefined);
-      await load();
       setStatus({ message: 'Record deleted' });
+      setVersion((v) => v + 1);
     } catch (e) {
-      setStatus({ error: errorText(e) });
+      fail(e);
     }
   };
 
   const columns = columnsOf(records ?? []);
+  // Until the count is in, the page itself says how many there are at least.
+  const total = Math.max(count?.count ?? 0, skip + (records?.length ?? 0));
   return (
     <section aria-labelledby="records-title">
       <p>
         <a href={href('data')}>← All data</a>
       </p>
-      <ScreenTitle>
-        {namespace} / {endpoint}
-      </ScreenTitle>
-      <Status
-        {...status}
-        message={status.message ?? (records ? `Records ${records.length ? skip + 1 : 0}–${skip + records.length}` : 'Loading…')}
-      />
-      <table class="records">
-        <thead>
-          <tr>
-            <th scope="col">Record</th>
-            {columns.map((column) => (
-              <th scope="col">{column}</th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {(records ?? []).map((record) => (
-            <tr key={record.recordId} class={chosen?.recordId === record.recordId ? 'chosen' : ''}>
-              <td data-label="Record">
-                <button type="button" class="link" onClick={() => setChosen(record)} aria-label={`Show record ${record.recordId}`}>
-                  {record.recordId.slice(0, 8)}
-                </button>
-              </td>
-              {columns.map((column) => (
-                <td data-label={column}>{cell((record.data as Record<string, unknown>)?.[column])}</td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <nav class="pager" aria-label="Pages of records">
-        <button type="button" class="secondary" disabled={skip === 0} onClick={() => setSkip(Math.max(0, skip - PAGE))}>
-          Previous page
-        </button>
-        <button type="button" class="secondary" disabled={(records?.length ?? 0) < PAGE} onClick={() => setSkip(skip + PAGE)}>
-          Next page
-        </button>
-      </nav>
-      {chosen ? (
-        <section aria-labelledby="record-title" class="record">
-          <h2 id="record-title">Record {chosen.recordId}</h2>
-          <pre tabIndex={0} aria-label="Record as JSON">
-            {JSON.stringify(chosen.data, null, 2)}
-          </pre>
-          <button type="button" class="danger" onClick={() => void remove(chosen)}>
-            Delete record
-          </button>
-        </section>
-      ) : null}
+      <div class="screen-head">
+        <ScreenTitle id="records-title">
+          {namespace} / {endpoint}
+        </ScreenTitle>
+        {count ? (
+          <p class="summary">
+            {countWords(count.count, 'record')}
+            {count.complete ? '' : ' or more'}
+          </p>
+        ) : null}
+      </div>
+      <Status {...status} message={status.message ?? (records ? undefined : 'Loading…')} />
+      {records && records.length === 0 && skip === 0 ? <p class="empty">This table is empty.</p> : null}
+      <div class={chosen ? 'with-panel' : undefined}>
+        <div>
+          {records && records.length > 0 ? (
+            <div class="table-scroll">
+              <table class="records">
+                <thead>
+                  <tr>
+                    <th scope="col">Record</th>
+                    {columns.map((column) => (
+                      <th key={column} scope="col">
+                        {column}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {records.map((record) => (
+                    <tr key={record.recordId} class={chosen?.recordId === record.recordId ? 'selected' : undefined}>
+                      <td>
+                        <button type="button" class="link" onClick={() => setChosen(record)} aria-label={`Show record ${record.recordId}`}>
+                          {record.recordId.slice(0, 8)}
+                        </button>
+                      </td>
+                      {columns.map((column) => (
+                        <td key={column}>{cell((record.data as Record<string, unknown>)?.[column])}</td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          ) : null}
+          {records && total > 0 ? (
+            <Pager label="Pages of records" skip={skip} take={PAGE} total={total} counting={!count?.complete} onSkip={setSkip} />
+          ) : null}
+        </div>
+        {chosen ? (
+          <SidePanel id="record-title" title={`Record ${chosen.recordId.slice(0, 8)}`} onClose={() => setChosen(undefined)}>
+            <pre tabIndex={0} aria-label="Record as JSON">
+              {JSON.stringify(chosen.data, null, 2)}
+            </pre>
+            <button type="button" class="danger" onClick={() => void remove(chosen)}>
+              Delete record
+            </button>
+          </SidePanel>
+        ) : null}
+      </div>
     </section>
   );
 }

@@ -1,14 +1,18 @@
-// One file: preview, download, metadata, public/private, sharing and who has access, delete.
-// Changes are offered to the owner only; other users see what they were given.
+// One file: preview, download, its details (edited in place), public link, who has access, sharing,
+// delete. Changes are offered to the owner only; other people see what they were given.
 import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
+import { deleteFile, getFile, parseTags, saveDetails, setPublic, share, unshare } from '../files/actions';
+import { kindOf } from '../files/kinds';
+import { accessWords, sharedWith, stateWords } from '../files/words';
+import { FileIcon } from '../icons';
 import { loadPreview, previewKind } from '../preview';
-import { href } from '../router';
 import type { Session } from '../session';
 import type { FileRecord, UserAccount } from '../types';
 import { formatBytes, formatDate, ScreenTitle, Status } from '../ui';
+import { filesAddress } from './Files';
 
-const FILES = '/api/v2.6/files';
+type StatusText = { message?: string; error?: string };
 
 function Preview({ file }: { file: FileRecord }) {
   const kind = previewKind(file.name);
@@ -27,8 +31,8 @@ function Preview({ file }: { file: FileRecord }) {
     return () => made && URL.revokeObjectURL(made);
   }, [file.fileId, file.contentUrl !== undefined]);
 
-  if (!file.contentUrl) return <p class="muted">No content to show (not uploaded yet, or no access to its content).</p>;
-  if (!kind) return <p class="muted">No preview for this kind of file.</p>;
+  if (!file.contentUrl) return <p class="muted">Nothing to show: the file is not uploaded yet, or you may see only its details.</p>;
+  if (!kind) return <p class="muted">No preview for this kind of file. Download it to open it.</p>;
   if (error) return <p class="error">{error}</p>;
   if (!preview) return <p class="muted">Loading preview…</p>;
   const label = `Preview of ${file.name}`;
@@ -38,6 +42,88 @@ function Preview({ file }: { file: FileRecord }) {
     <pre class="preview" aria-label={label} tabIndex={0}>
       {preview.text}
     </pre>
+  );
+}
+
+/** What is known of the file, each line only when there is something to say. */
+function Facts({ file, access }: { file: FileRecord; access?: string }) {
+  const facts: [string, string | undefined][] = [
+    ['Name', file.title ? file.name : undefined],
+    ['Description', file.description],
+    ['Size', file.status.size === undefined ? undefined : formatBytes(file.status.size)],
+    [stateWords(file), formatDate(file.dateCreated)],
+    ['Modified', formatDate(file.lastUpdated)],
+    ['Who can see it', access],
+    // Files the console uploads carry the source "console"; any other names the app that added it.
+    ['Added by', file.source === 'console' ? undefined : `the app ${file.source}`],
+  ];
+  return (
+    <dl class="facts">
+      {facts
+        .filter((fact): fact is [string, string] => Boolean(fact[1]))
+        .map(([term, value]) => (
+          <div key={term}>
+            <dt>{term}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      {file.tags?.length ? (
+        <div>
+          <dt>Tags</dt>
+          <dd class="tags">
+            {file.tags.map((tag) => (
+              <span key={tag} class="tag">
+                {tag}
+              </span>
+            ))}
+          </dd>
+        </div>
+      ) : null}
+    </dl>
+  );
+}
+
+/** The details as a form, in the place where they were shown. */
+function EditDetails({ file, onDone }: { file: FileRecord; onDone: (saved?: FileRecord, status?: StatusText) => void }) {
+  const [name, setName] = useState(file.name);
+  const [title, setTitle] = useState(file.title ?? '');
+  const [description, setDescription] = useState(file.description ?? '');
+  const [tags, setTags] = useState((file.tags ?? []).join(', '));
+  const [error, setError] = useState<string>();
+  const save = async (event: Event) => {
+    event.preventDefault();
+    try {
+      onDone(await saveDetails(file, { name: name.trim(), title, description, tags: parseTags(tags) }), { message: 'Saved' });
+    } catch (e) {
+      setError(errorText(e));
+    }
+  };
+  return (
+    <form class="edit-details" onSubmit={save} aria-label="Edit details" onKeyDown={(e) => e.key === 'Escape' && onDone()}>
+      <label>
+        Name
+        <input name="name" required maxLength={1024} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      </label>
+      <label>
+        Title
+        <input name="title" maxLength={1024} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+      </label>
+      <label>
+        Description
+        <textarea name="description" rows={3} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      </label>
+      <label>
+        Tags (comma-separated)
+        <input name="tags" value={tags} onInput={(e) => setTags(e.currentTarget.value)} />
+      </label>
+      <div class="actions">
+        <button type="submit">Save details</button>
+        <button type="button" class="secondary" onClick={() => onDone()}>
+          Cancel
+        </button>
+      </div>
+      <Status error={error} />
+    </form>
   );
 }
 
@@ -52,112 +138,70 @@ function Sharing({
   ownerId: string;
   onChange: (file: FileRecord) => void;
 }) {
-  const candidates = users.filter((user) => user.kind === 'user');
+  const people = users.filter((user) => user.kind === 'user');
   const [userId, setUserId] = useState('');
   const [content, setContent] = useState(true);
   const [error, setError] = useState<string>();
-  const nameOf = (id: string) => users.find((user) => user.userId === id)?.username ?? id;
-  const act = async (path: string) => {
+  const nameOf = (id: string) => users.find((user) => user.userId === id)?.username ?? 'someone';
+  const act = async (work: Promise<FileRecord>) => {
     try {
-      onChange(await call<FileRecord>(path));
+      onChange(await work);
       setError(undefined);
     } catch (e) {
       setError(errorText(e));
     }
   };
-  const id = encodeURIComponent(file.fileId);
+  const others = sharedWith(file, ownerId);
 
   return (
-    <section aria-labelledby="sharing-title">
+    <section class="panel" aria-labelledby="sharing-title">
       <h2 id="sharing-title">Who has access</h2>
-      <ul class="access">
-        <li>The owner (you): everything</li>
-        {file.contentPublic ? <li>Anyone with the address: contents</li> : null}
+      <ul class="access-list">
+        <li>You: everything</li>
+        {file.contentPublic ? <li>Anyone with the public link: the contents</li> : null}
         {(file.permissions ?? [])
-          .filter((permission) => permission.userId !== ownerId)
+          .filter((permission) => others.includes(permission.userId))
           .map((permission) => (
             <li key={permission.userId}>
-              {nameOf(permission.userId)}: {permission.contentReadable ? 'details and contents' : 'details only'}{' '}
-              <button
-                type="button"
-                class="secondary"
-                onClick={() => void act(`${FILES}/restrictAccess/${id}/${encodeURIComponent(permission.userId)}`)}
-              >
-                Revoke {nameOf(permission.userId)}
+              <span>
+                {nameOf(permission.userId)}: {permission.contentReadable ? 'details and contents' : 'details only'}
+              </span>
+              <button type="button" class="secondary small" onClick={() => void act(unshare(file.fileId, permission.userId))}>
+                Stop sharing with {nameOf(permission.userId)}
               </button>
             </li>
           ))}
       </ul>
-      <form
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (userId) void act(`${FILES}/allowAccess/${id}/${encodeURIComponent(userId)}?content=${content}`);
-        }}
-      >
-        <label>
-          Share with
-          <select name="shareWith" value={userId} onChange={(e) => setUserId(e.currentTarget.value)} required>
-            <option value="">Choose a user</option>
-            {candidates.map((user) => (
-              <option value={user.userId}>{user.username}</option>
-            ))}
-          </select>
-        </label>
-        <label class="checkbox">
-          <input type="checkbox" name="shareContent" checked={content} onChange={(e) => setContent(e.currentTarget.checked)} />
-          Contents too (not only the details)
-        </label>
-        <button type="submit">Share</button>
-      </form>
-      {candidates.length === 0 ? <p class="muted">No other users yet: create them under Users.</p> : null}
+      {people.length ? (
+        <form
+          class="inline"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (userId) void act(share(file.fileId, userId, content));
+          }}
+        >
+          <label>
+            Share with
+            <select name="shareWith" value={userId} onChange={(e) => setUserId(e.currentTarget.value)} required>
+              <option value="">Choose a person</option>
+              {people.map((user) => (
+                <option key={user.userId} value={user.userId}>
+                  {user.username}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label class="checkbox">
+            <input type="checkbox" name="shareContent" checked={content} onChange={(e) => setContent(e.currentTarget.checked)} />
+            They may open it too (not only see its details)
+          </label>
+          <button type="submit">Share</button>
+        </form>
+      ) : (
+        <p class="muted">Nobody to share with yet: add people under Users.</p>
+      )}
       <Status error={error} />
     </section>
-  );
-}
-
-function Metadata({ file, onChange }: { file: FileRecord; onChange: (file: FileRecord) => void }) {
-  const [title, setTitle] = useState(file.title ?? '');
-  const [description, setDescription] = useState(file.description ?? '');
-  const [tags, setTags] = useState((file.tags ?? []).join(', '));
-  const [status, setStatus] = useState<{ message?: string; error?: string }>({});
-  const save = async (event: Event) => {
-    event.preventDefault();
-    try {
-      // The whole record's editable fields, as hat-js's updateFileParameters sends them (the name stays).
-      const body = {
-        name: file.name,
-        title,
-        description,
-        tags: tags
-          .split(',')
-          .map((t) => t.trim())
-          .filter(Boolean),
-      };
-      onChange(await call<FileRecord>(`${FILES}/file/${encodeURIComponent(file.fileId)}`, { method: 'PUT', body }));
-      setStatus({ message: 'Saved' });
-    } catch (e) {
-      setStatus({ error: errorText(e) });
-    }
-  };
-  return (
-    <form onSubmit={save} aria-labelledby="metadata-title">
-      <h2 id="metadata-title">Details</h2>
-      <label>
-        Title
-        <input name="title" value={title} maxLength={1024} onInput={(e) => setTitle(e.currentTarget.value)} />
-      </label>
-      <label>
-        Description
-        <textarea name="description" value={description} rows={3} onInput={(e) => setDescription(e.currentTarget.value)} />
-      </label>
-      <label>
-        Tags (comma-separated)
-        <input name="tags" value={tags} onInput={(e) => setTags(e.currentTarget.value)} />
-      </label>
-      <button type="submit">Save details</button>
-      <Status {...status} />
-    </form>
   );
 }
 
@@ -165,68 +209,64 @@ export function FileDetails({ fileId, session }: { fileId: string; session: Sess
   const owner = session.scope === 'owner';
   const [file, setFile] = useState<FileRecord>();
   const [users, setUsers] = useState<UserAccount[]>([]);
-  const [status, setStatus] = useState<{ message?: string; error?: string }>({});
-  const id = encodeURIComponent(fileId);
+  const [editing, setEditing] = useState(false);
+  const [status, setStatus] = useState<StatusText>({});
 
   useEffect(() => {
-    call<FileRecord>(`${FILES}/file/${id}`).then(setFile, (e: unknown) => setStatus({ error: errorText(e) }));
+    getFile(fileId).then(setFile, (e: unknown) => setStatus({ error: errorText(e) }));
     if (owner) call<UserAccount[]>('/users/user').then(setUsers, () => undefined);
   }, [fileId]);
 
-  const change = async (path: string, method = 'GET', done?: string) => {
+  const change = async (work: Promise<FileRecord>, done: string) => {
     try {
-      setFile(await call<FileRecord>(path, { method }));
+      setFile(await work);
       setStatus({ message: done });
     } catch (e) {
       setStatus({ error: errorText(e) });
     }
   };
 
+  const back = (
+    <p>
+      <a href={filesAddress}>← All files</a>
+    </p>
+  );
   if (!file)
     return (
       <section>
-        <p>
-          <a href={href('files')}>← All files</a>
-        </p>
-        <Status {...status} message="Loading…" />
+        {back}
+        <Status {...status} message={status.message ?? 'Loading…'} />
       </section>
     );
 
+  const nameOf = (userId: string) => users.find((user) => user.userId === userId)?.username;
+  const publicLink = `${location.origin}/api/v2.6/files/content/${encodeURIComponent(file.fileId)}`;
+  const live = file.status.status !== 'Deleted';
   return (
     <section aria-labelledby="file-title" class="file-details">
-      <p>
-        <a href={href('files')}>← All files</a>
-      </p>
-      <ScreenTitle>{file.title || file.name}</ScreenTitle>
-      <dl class="facts">
-        <dt>Name</dt>
-        <dd>{file.name}</dd>
-        <dt>Source</dt>
-        <dd>{file.source}</dd>
-        <dt>Status</dt>
-        <dd>{file.status.status}</dd>
-        <dt>Size</dt>
-        <dd>{formatBytes(file.status.size)}</dd>
-        <dt>Access</dt>
-        <dd>{file.contentPublic ? 'Public: anyone with the address may read it' : 'Private'}</dd>
-        <dt>Updated</dt>
-        <dd>{formatDate(file.lastUpdated)}</dd>
-      </dl>
+      {back}
+      <div class="file-head">
+        <FileIcon kind={kindOf(file.name)} />
+        <ScreenTitle id="file-title">{file.title || file.name}</ScreenTitle>
+      </div>
       <div class="actions">
         {file.contentUrl ? (
           <a class="button" href={file.contentUrl} download={file.name}>
             Download
           </a>
         ) : null}
-        {owner && file.status.status !== 'Deleted' ? (
+        {owner && live ? (
           <>
+            <button type="button" class="secondary" aria-pressed={editing} onClick={() => setEditing(!editing)}>
+              Edit details
+            </button>
             <button
               type="button"
+              class="secondary"
               onClick={() =>
                 void change(
-                  `${FILES}/${file.contentPublic ? 'restrictAccessPublic' : 'allowAccessPublic'}/${id}`,
-                  'GET',
-                  file.contentPublic ? 'Now private' : 'Now public',
+                  setPublic(file.fileId, !file.contentPublic),
+                  file.contentPublic ? 'The public link is off' : 'Anyone with the public link can open it',
                 )
               }
             >
@@ -235,25 +275,36 @@ export function FileDetails({ fileId, session }: { fileId: string; session: Sess
             <button
               type="button"
               class="danger"
-              onClick={() => confirm(`Delete ${file.name}?`) && void change(`${FILES}/file/${id}`, 'DELETE', 'Deleted')}
+              onClick={() => confirm(`Delete ${file.name}? This cannot be undone.`) && void change(deleteFile(file.fileId), 'Deleted')}
             >
               Delete
             </button>
           </>
         ) : null}
       </div>
+      <Status {...status} />
+      {editing ? (
+        <EditDetails
+          file={file}
+          onDone={(saved, result) => {
+            setEditing(false);
+            if (saved) setFile(saved);
+            if (result) setStatus(result);
+          }}
+        />
+      ) : (
+        <Facts file={file} access={owner ? accessWords(file, session.userId, nameOf) : file.contentPublic ? 'Public link' : undefined} />
+      )}
       {file.contentPublic ? (
-        <p>
-          Public address: <code>{`${location.origin}${FILES}/content/${fileId}`}</code>
+        <p class="public-link">
+          Public link: <code>{publicLink}</code>
         </p>
       ) : null}
-      <Status {...status} />
       <section aria-labelledby="preview-title">
         <h2 id="preview-title">Preview</h2>
         <Preview file={file} />
       </section>
-      {owner ? <Metadata key={file.fileId} file={file} onChange={setFile} /> : null}
-      {owner ? <Sharing file={file} users={users} ownerId={session.userId} onChange={setFile} /> : null}
+      {owner && live ? <Sharing file={file} users={users} ownerId={session.userId} onChange={setFile} /> : null}
     </section>
   );
 }

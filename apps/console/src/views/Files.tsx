@@ -1,217 +1,211 @@
-// Files: search, upload with a progress bar each (button or drag and drop), and the list.
-import { useEffect, useState } from 'preact/hooks';
+// Files: find (words, type, tag, shared, public), sort, page through any number of them with the
+// total shown, as a list or a grid; upload; select several and act on them; rename in place.
+// Filters, sort and page live in the address, so going to a file and back returns to the same place.
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
+import { DEFAULT_SORT, NO_FILTER, type FileFilter, type FilePage, type FileSort } from '../files/listing';
+import { searchSource } from '../files/source';
 import { href } from '../router';
-import type { FileRecord } from '../types';
-import { formatBytes, formatDate, ScreenTitle, Status } from '../ui';
-import { uploadFile } from '../upload';
+import type { Session } from '../session';
+import type { FileRecord, UserAccount } from '../types';
+import { countWords, formatBytes, Pager, ScreenTitle, Status } from '../ui';
+import { FileItems } from './files/FileItems';
+import { SelectionBar } from './files/SelectionBar';
+import { parseSort, sortText, Toolbar, type View } from './files/Toolbar';
+import { Unfinished } from './files/Unfinished';
+import { UploadArea } from './files/Uploads';
 
-interface Search {
-  name: string;
-  source: string;
-  tags: string;
-  title: string;
-  description: string;
-  status: '' | 'New' | 'Completed' | 'Deleted';
+const PAGE = 50;
+const VIEW = 'pds.files-view';
+
+/** The address keys of the filter's fields. */
+const KEYS: [keyof FileFilter, string][] = [
+  ['text', 'q'],
+  ['kind', 'type'],
+  ['tag', 'tag'],
+  ['shared', 'shared'],
+  ['public', 'public'],
+];
+
+function fromAddress(query: URLSearchParams) {
+  const filter = { ...NO_FILTER };
+  for (const [field, key] of KEYS) (filter as Record<string, string>)[field] = query.get(key) ?? '';
+  const page = Math.max(1, Number.parseInt(query.get('page') ?? '1', 10) || 1);
+  return { filter: filter as FileFilter, sort: parseSort(query.get('sort')) ?? DEFAULT_SORT, skip: (page - 1) * PAGE };
 }
 
-const EMPTY: Search = { name: '', source: '', tags: '', title: '', description: '', status: '' };
+function addressOf(filter: FileFilter, sort: FileSort, skip: number): string {
+  const query = new URLSearchParams();
+  for (const [field, key] of KEYS) if (filter[field]) query.set(key, filter[field]);
+  if (sortText(sort) !== sortText(DEFAULT_SORT)) query.set('sort', sortText(sort));
+  if (skip > 0) query.set('page', String(skip / PAGE + 1));
+  const text = query.toString();
+  return `${href('files')}${text ? `?${text}` : ''}`;
+}
 
-function template(search: Search) {
-  const tags = search.tags
-    .split(',')
-    .map((tag) => tag.trim())
-    .filter(Boolean);
-  return {
-    ...(search.name ? { name: search.name } : {}),
-    ...(search.source ? { source: search.source } : {}),
-    ...(tags.length ? { tags } : {}),
-    ...(search.title ? { title: search.title } : {}),
-    ...(search.description ? { description: search.description } : {}),
-    ...(search.status ? { status: { status: search.status } } : {}),
+/** Where "All files" goes back to: the listing as it was last seen. */
+export let filesAddress = href('files');
+
+export function Files({ session, query }: { session: Session; query: URLSearchParams }) {
+  const owner = session.scope === 'owner';
+  const source = useMemo(() => searchSource(session.userId), [session.userId]);
+  const initial = useMemo(() => fromAddress(query), []);
+  const [filter, setFilter] = useState(initial.filter);
+  const [sort, setSort] = useState(initial.sort);
+  const [skip, setSkip] = useState(initial.skip);
+  const [view, setView] = useState<View>(() => (localStorage.getItem(VIEW) === 'grid' ? 'grid' : 'list'));
+  const [page, setPage] = useState<FilePage>();
+  const [unfinished, setUnfinished] = useState<FileRecord[]>([]);
+  const [users, setUsers] = useState<UserAccount[]>([]);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [renaming, setRenaming] = useState<string>();
+  const [status, setStatus] = useState<{ message?: string; error?: string }>({});
+  // Bumped after a change, so the files are read again.
+  const [version, setVersion] = useState(0);
+
+  const refresh = () => {
+    source.changed();
+    setVersion((v) => v + 1);
   };
-}
-
-interface Upload {
-  id: number;
-  name: string;
-  progress: number;
-  state: 'uploading' | 'done' | 'failed';
-  message?: string;
-}
-
-let uploadIds = 0;
-
-export function Files() {
-  const [search, setSearch] = useState<Search>(EMPTY);
-  const [files, setFiles] = useState<FileRecord[]>();
-  const [uploads, setUploads] = useState<Upload[]>([]);
-  const [error, setError] = useState<string>();
-  const [dragging, setDragging] = useState(false);
-
-  const load = async (criteria = search) => {
-    try {
-      setFiles(await call<FileRecord[]>('/api/v2.6/files/search?take=200', { method: 'POST', body: template(criteria) }));
-      setError(undefined);
-    } catch (e) {
-      setError(errorText(e));
-    }
+  const changed = (result: { message?: string; error?: string }) => {
+    setStatus(result);
+    setSelected(new Set());
+    refresh();
   };
-  useEffect(() => void load(), []);
 
-  const update = (id: number, change: Partial<Upload>) => setUploads((all) => all.map((u) => (u.id === id ? { ...u, ...change } : u)));
+  useEffect(() => {
+    if (owner) call<UserAccount[]>('/users/user').then(setUsers, () => undefined);
+  }, [owner]);
 
-  const upload = async (chosen: FileList | null) => {
-    const list = Array.from(chosen ?? []);
-    const started = list.map((file) => ({ file, entry: { id: ++uploadIds, name: file.name, progress: 0, state: 'uploading' as const } }));
-    setUploads((all) => [...started.map((s) => s.entry), ...all]);
-    await Promise.all(
-      started.map(async ({ file, entry }) => {
-        try {
-          await uploadFile(file, 'console', (progress) => update(entry.id, { progress }));
-          update(entry.id, { state: 'done', progress: 1 });
-        } catch (e) {
-          update(entry.id, { state: 'failed', message: errorText(e) });
-        }
-      }),
+  useEffect(() => {
+    let current = true;
+    source.page({ filter, sort, skip, take: PAGE }).then(
+      (found) => {
+        if (!current) return;
+        // Past the end (the last page's files were deleted): the last page there is.
+        if (skip > 0 && skip >= found.total) return setSkip(Math.max(0, Math.ceil(found.total / PAGE) - 1) * PAGE);
+        setPage(found);
+      },
+      (e: unknown) => current && setStatus({ error: errorText(e) }),
     );
-    await load();
-  };
+    return () => {
+      current = false;
+    };
+  }, [filter, sort, skip, version]);
 
-  const field = (key: keyof Search, label: string) => (
-    <label>
-      {label}
-      <input name={key} value={search[key]} onInput={(e) => setSearch({ ...search, [key]: e.currentTarget.value })} />
-    </label>
-  );
+  useEffect(() => {
+    source.unfinished().then(setUnfinished, () => undefined);
+  }, [version]);
+
+  useEffect(() => {
+    filesAddress = addressOf(filter, sort, skip);
+    // Effects run after paint: by then the person may have gone to another screen, whose address stays.
+    if (location.hash === '' || location.hash.startsWith(href('files'))) history.replaceState(null, '', filesAddress);
+  }, [filter, sort, skip]);
+
+  const nameOf = (userId: string) => users.find((user) => user.userId === userId)?.username;
+  const select = (fileIds: string[], on: boolean) =>
+    setSelected((before) => {
+      const after = new Set(before);
+      fileIds.forEach((fileId) => (on ? after.add(fileId) : after.delete(fileId)));
+      return after;
+    });
+  const selectAll = async () => {
+    const all = await source.page({ filter, sort, skip: 0, take: page?.total ?? 0 });
+    setSelected(new Set(all.files.map((file) => file.fileId)));
+  };
+  const filtered = KEYS.some(([field]) => filter[field] !== '');
+  const resort = (next: FileSort) => {
+    setSort(next);
+    setSkip(0);
+  };
+  const [only] = selected.size === 1 ? selected : [];
+  // Nothing at all yet: the screen is the invitation to upload, without tools for finding.
+  const empty = page?.total === 0 && !filtered;
 
   return (
-    <section aria-labelledby="files-title">
-      <ScreenTitle>Files</ScreenTitle>
-
-      <div
-        class={`dropzone${dragging ? ' dragging' : ''}`}
-        role="region"
-        aria-label="Upload files"
-        onDragOver={(e) => {
-          e.preventDefault();
-          setDragging(true);
-        }}
-        onDragLeave={() => setDragging(false)}
-        onDrop={(e) => {
-          e.preventDefault();
-          setDragging(false);
-          void upload(e.dataTransfer?.files ?? null);
-        }}
+    <section aria-labelledby="files-title" class="files-screen">
+      <UploadArea
+        onUploaded={refresh}
+        title={
+          <>
+            <ScreenTitle id="files-title">Files</ScreenTitle>
+            {page && !empty ? (
+              <p class="summary">
+                {countWords(page.total)}
+                {filtered ? ' match' : ''} · {formatBytes(page.totalBytes)}
+              </p>
+            ) : null}
+          </>
+        }
       >
-        <p>Drop files here, or</p>
-        <label class="button">
-          Choose files to upload
-          <input
-            class="visually-hidden"
-            type="file"
-            multiple
-            name="upload"
-            onChange={(e) => {
-              const input = e.currentTarget;
-              void upload(input.files).then(() => (input.value = ''));
+        <Unfinished files={unfinished} owner={owner} onChanged={changed} />
+        {empty ? null : (
+          <Toolbar
+            filter={filter}
+            sort={sort}
+            view={view}
+            tags={page?.tags ?? []}
+            owner={owner}
+            onFilter={(next) => {
+              setFilter(next);
+              setSkip(0);
+            }}
+            onSort={resort}
+            onView={(next) => {
+              localStorage.setItem(VIEW, next);
+              setView(next);
             }}
           />
-        </label>
-      </div>
-
-      {uploads.length > 0 ? (
-        <ul class="uploads" aria-label="Uploads">
-          {uploads.map((u) => (
-            <li key={u.id} class={u.state}>
-              <span>{u.name}</span>
-              <progress max={1} value={u.progress} aria-label={`Upload of ${u.name}`} />
-              <span>
-                {u.state === 'uploading' ? `${Math.round(u.progress * 100)}%` : u.state === 'done' ? 'Uploaded' : `Failed: ${u.message}`}
-              </span>
-            </li>
-          ))}
-        </ul>
-      ) : null}
-
-      <details class="search">
-        <summary>Search</summary>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            void load();
-          }}
-        >
-          {field('name', 'Name')}
-          {field('source', 'Source')}
-          {field('tags', 'Tags (comma-separated)')}
-          {field('title', 'Title words')}
-          {field('description', 'Description words')}
-          <label>
-            Status
-            <select
-              name="status"
-              value={search.status}
-              onChange={(e) => setSearch({ ...search, status: e.currentTarget.value as Search['status'] })}
-            >
-              <option value="">New or completed</option>
-              <option value="New">New</option>
-              <option value="Completed">Completed</option>
-              <option value="Deleted">Deleted</option>
-            </select>
-          </label>
-          <div class="actions">
-            <button type="submit">Search</button>
-            <button
-              type="button"
-              class="secondary"
-              onClick={() => {
-                setSearch(EMPTY);
-                void load(EMPTY);
+        )}
+        {owner && selected.size > 0 ? (
+          <SelectionBar
+            selected={[...selected]}
+            total={page?.total ?? 0}
+            users={users}
+            onSelectAll={() => void selectAll()}
+            onClear={() => setSelected(new Set())}
+            onRename={page?.files.some((file) => file.fileId === only) ? () => setRenaming(only) : undefined}
+            onChanged={changed}
+          />
+        ) : null}
+        <Status {...status} message={status.message ?? (page ? undefined : 'Loading…')} />
+        {page && page.total > 0 ? (
+          <>
+            <FileItems
+              files={page.files}
+              view={view}
+              owner={owner}
+              viewerId={session.userId}
+              nameOf={nameOf}
+              thumbnailUrl={source.thumbnailUrl}
+              selected={selected}
+              onSelect={select}
+              renaming={renaming}
+              onRenamed={(file) => {
+                setRenaming(undefined);
+                if (file) changed({ message: `Renamed to ${file.name}` });
               }}
-            >
-              Clear
+              sort={sort}
+              onSort={resort}
+            />
+            <Pager label="Pages of files" skip={skip} take={PAGE} total={page.total} onSkip={setSkip} />
+          </>
+        ) : page && filtered ? (
+          <p class="empty">
+            No files match.{' '}
+            <button type="button" class="link" onClick={() => setFilter(NO_FILTER)}>
+              Show every file
             </button>
-          </div>
-        </form>
-      </details>
-
-      <Status error={error} message={files ? `${files.length} file${files.length === 1 ? '' : 's'}` : 'Loading…'} />
-      {files && files.length > 0 ? (
-        <table class="files">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Title</th>
-              <th scope="col">Status</th>
-              <th scope="col">Size</th>
-              <th scope="col">Access</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {files.map((file) => (
-              <tr key={file.fileId}>
-                <td data-label="Name">
-                  <a href={href('files', file.fileId)}>{file.name}</a>
-                  {file.tags?.length ? (
-                    <span class="tags">
-                      {file.tags.map((tag) => (
-                        <span class="tag">{tag}</span>
-                      ))}
-                    </span>
-                  ) : null}
-                </td>
-                <td data-label="Title">{file.title ?? ''}</td>
-                <td data-label="Status">{file.status.status}</td>
-                <td data-label="Size">{formatBytes(file.status.size)}</td>
-                <td data-label="Access">{file.contentPublic ? 'Public' : 'Private'}</td>
-                <td data-label="Updated">{formatDate(file.lastUpdated)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+          </p>
+        ) : page ? (
+          <p class="empty">
+            {owner
+              ? 'Nothing here yet. Upload photos, documents, anything: they stay yours, and only you decide who sees them.'
+              : 'Nobody has shared a file with you yet.'}
+          </p>
+        ) : null}
+      </UploadArea>
     </section>
   );
 }

@@ -1,10 +1,12 @@
-// Owner only: the accounts of this instance; create, disable, enable, delete.
+// Owner only: the accounts of this instance (people and apps); add, disable, enable, delete.
 import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
 import type { UserAccount } from '../types';
-import { formatDate, ScreenTitle, Status } from '../ui';
+import { countWords, ScreenTitle, shortDate, Status } from '../ui';
 
 const EMPTY = { username: '', email: '', fullName: '', password: '' };
+
+const KIND: Record<UserAccount['kind'], string> = { owner: 'Owner', user: 'Person', application: 'App' };
 
 export function Users() {
   const [users, setUsers] = useState<UserAccount[]>();
@@ -31,7 +33,7 @@ export function Users() {
         body: { username: form.username, email: form.email || undefined, fullName: form.fullName || undefined, pass: form.password },
       });
       setForm(EMPTY);
-    }, `User ${form.username} created`);
+    }, `Added ${form.username}: they log in here, at ${location.hostname}`);
   };
 
   const input = (key: keyof typeof EMPTY, label: string, type: 'text' | 'email' | 'password' = 'text', required = false) => (
@@ -48,67 +50,65 @@ export function Users() {
     </label>
   );
 
+  const accounts = users ?? [];
   return (
     <section aria-labelledby="users-title">
-      <ScreenTitle>Users</ScreenTitle>
-      <form onSubmit={create} aria-label="New user">
-        <h2>New user</h2>
-        {input('username', 'Username', 'text', true)}
-        {input('fullName', 'Full name')}
-        {input('email', 'Email', 'email')}
-        {input('password', 'Password', 'password', true)}
+      <div class="screen-head">
+        <ScreenTitle id="users-title">Users</ScreenTitle>
+        {users ? <p class="summary">{countWords(accounts.length, 'account')}</p> : null}
+      </div>
+      <p class="muted">People who log in to this data store and see what you share with them, and the accounts of your apps.</p>
+      <Status {...status} />
+      <ul class="rows users">
+        {accounts.map((user) => (
+          <li key={user.userId}>
+            <div class="row-text">
+              <strong>{user.username}</strong>
+              <span class="muted">
+                {[KIND[user.kind], user.fullName, user.enabled ? undefined : 'disabled', `added ${shortDate(user.createdAt)}`]
+                  .filter(Boolean)
+                  .join(' · ')}
+              </span>
+            </div>
+            {user.kind === 'user' ? (
+              <div class="actions">
+                <button
+                  type="button"
+                  class="secondary small"
+                  onClick={() =>
+                    void run(
+                      () => call(`/users/user/${user.userId}/${user.enabled ? 'disable' : 'enable'}`, { method: 'PUT' }),
+                      user.enabled ? `${user.username} can no longer log in` : `${user.username} can log in again`,
+                    )
+                  }
+                >
+                  {user.enabled ? 'Disable' : 'Enable'} {user.username}
+                </button>
+                <button
+                  type="button"
+                  class="danger small"
+                  onClick={() =>
+                    confirm(`Delete ${user.username}? They lose access to everything you shared with them.`) &&
+                    void run(() => call(`/users/user/${user.userId}`, { method: 'DELETE' }), `${user.username} deleted`)
+                  }
+                >
+                  Delete {user.username}
+                </button>
+              </div>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+      <form class="panel" onSubmit={create} aria-labelledby="new-user-title">
+        <h2 id="new-user-title">Add a person</h2>
+        <div class="fields">
+          {input('username', 'Username', 'text', true)}
+          {input('fullName', 'Full name')}
+          {input('email', 'Email', 'email')}
+          {input('password', 'Password', 'password', true)}
+        </div>
         <button type="submit">Create user</button>
       </form>
-      <Status {...status} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Username</th>
-            <th scope="col">Kind</th>
-            <th scope="col">State</th>
-            <th scope="col">Created</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(users ?? []).map((user) => (
-            <tr key={user.userId}>
-              <td data-label="Username">{user.username}</td>
-              <td data-label="Kind">{user.kind}</td>
-              <td data-label="State">{user.enabled ? 'Enabled' : 'Disabled'}</td>
-              <td data-label="Created">{formatDate(user.createdAt)}</td>
-              <td data-label="Actions">
-                {user.kind === 'user' ? (
-                  <div class="actions">
-                    <button
-                      type="button"
-                      class="secondary"
-                      onClick={() =>
-                        void run(
-                          () => call(`/users/user/${user.userId}/${user.enabled ? 'disable' : 'enable'}`, { method: 'PUT' }),
-                          `${user.username} ${user.enabled ? 'disabled' : 'enabled'}`,
-                        )
-                      }
-                    >
-                      {user.enabled ? 'Disable' : 'Enable'} {user.username}
-                    </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      onClick={() =>
-                        confirm(`Delete ${user.username}?`) &&
-                        void run(() => call(`/users/user/${user.userId}`, { method: 'DELETE' }), `${user.username} deleted`)
-                      }
-                    >
-                      Delete {user.username}
-                    </button>
-                  </div>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
     </section>
   );
 }

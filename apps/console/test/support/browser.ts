@@ -1,12 +1,18 @@
 // Debian's Chromium driven by playwright-core, and a watch on every page: console errors, page
-// errors, failed requests and error answers all fail the test.
-import { mkdirSync, rmSync } from 'node:fs';
+// errors, failed requests and error answers all fail the test, except the ones a test expects.
+// Each screen is checked at desktop and phone width, light and dark.
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { accessibilityProblems } from './accessibility';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const OUTPUT = path.resolve(__dirname, '../../../../.test-output/browser');
+/** With UPDATE_SCREENSHOTS=1 a run also writes the screens the docs show, under docs/screenshots. */
+export const DOCS_SCREENSHOTS = path.resolve(__dirname, '../../../../docs/screenshots');
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
@@ -16,23 +22,51 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** An answer a test provokes on purpose: this status from an address containing this text. */
+interface Expected {
+  status: number;
+  url: string;
+}
+
 /** Collects every fault of the pages it watches: console errors, page errors, failed requests, error answers. */
 export class PageWatch {
   readonly problems: string[] = [];
+  private expected: Expected[] = [];
+
+  /** Lets `status` answers from addresses containing `url` pass, until the test ends (see `endTest`). */
+  expect(status: number, url: string): void {
+    this.expected.push({ status, url });
+  }
+
+  /** The problems of the test that ends, and the expectations cleared for the next one. */
+  endTest(): string[] {
+    this.expected = [];
+    return this.problems.splice(0);
+  }
+
+  private isExpected(status: number, url: string): boolean {
+    return this.expected.some((e) => e.status === status && url.includes(e.url));
+  }
 
   watch(page: Page): Page {
     page.on('console', (message) => {
-      if (message.type() === 'error') this.problems.push(`console error on ${page.url()}: ${message.text()} (${message.location().url})`);
+      const source = message.location().url;
+      // Chromium reports each error answer on the console too: expected answers are not faults there either.
+      const answered = /status of (\d{3})/.exec(message.text());
+      if (answered && this.isExpected(Number(answered[1]), source)) return;
+      if (message.type() === 'error') this.problems.push(`console error on ${page.url()}: ${message.text()} (${source})`);
     });
     page.on('pageerror', (error) => this.problems.push(`page error on ${page.url()}: ${error.message}`));
     page.on('requestfailed', (request) => {
       const reason = request.failure()?.errorText;
       // A preview's blob: address still loading when its screen closes is cancelled, not failed.
       if (request.url().startsWith('blob:') && reason === 'net::ERR_ABORTED') return;
+      // An expected error answer the browser then refuses to use (an image that is an HTML 404) is expected too.
+      if (this.expected.some((e) => request.url().includes(e.url))) return;
       this.problems.push(`request failed: ${request.method()} ${request.url()} ${reason}`);
     });
     page.on('response', (response) => {
-      if (response.status() >= 400) {
+      if (response.status() >= 400 && !this.isExpected(response.status(), response.url())) {
         this.problems.push(`error answer: ${response.status()} ${response.request().method()} ${response.url()}`);
       }
     });
@@ -43,10 +77,36 @@ export class PageWatch {
     return this.watch(await context.newPage());
   }
 
-  /** A screenshot of the screen, and its accessibility problems counted as problems of the test. */
-  async screen(page: Page, name: string): Promise<void> {
-    await screenshot(page, name);
-    for (const problem of await accessibilityProblems(page)) this.problems.push(`accessibility of ${name}: ${problem}`);
+  /**
+   * The screen at desktop and phone width (a screenshot of each) and dark at desktop width (a
+   * screenshot when `dark` asks for one for the docs): its accessibility problems (in dark, its
+   * contrast) and, on the phone, any horizontal scrolling are all counted as problems of the test.
+   * The page is left at the size and colours it had.
+   */
+  async screen(page: Page, name: string, { dark = false }: { dark?: boolean } = {}): Promise<void> {
+    const size = page.viewportSize() ?? DESKTOP;
+    const shots: [string, { width: number; height: number }, 'light' | 'dark', boolean][] = [
+      ['desktop', DESKTOP, 'light', true],
+      ['phone', PHONE, 'light', true],
+      ['dark', DESKTOP, 'dark', dark],
+    ];
+    for (const [variant, viewport, colorScheme, forDocs] of shots) {
+      await page.setViewportSize(viewport);
+      await page.emulateMedia({ colorScheme });
+      // From the top (a sticky header drawn mid-page otherwise), one frame after the new layout.
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(window.scrollTo(0, 0)))));
+      // Dark mode changes colours only: its screenshot is taken when the docs show it.
+      const dark = colorScheme === 'dark';
+      if (forDocs || !dark) await screenshot(page, `${name}-${variant}`, forDocs);
+      for (const problem of await accessibilityProblems(page, { contrastOnly: dark }))
+        this.problems.push(`accessibility of ${name} (${variant}): ${problem}`);
+      if (viewport === PHONE) {
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        if (overflow > 0) this.problems.push(`${name} scrolls sideways by ${overflow} px on a phone`);
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize(size);
   }
 }
 
@@ -58,11 +118,15 @@ export function clearScreenshots(): void {
   shots = 0;
 }
 
-/** Saves a screenshot of the screen under the test output folder (git-ignored). */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/** Saves a screenshot under the test output folder (git-ignored), and for the docs when asked to. */
+export async function screenshot(page: Page, name: string, forDocs = false): Promise<string> {
   mkdirSync(OUTPUT, { recursive: true });
   shots += 1;
   const file = path.join(OUTPUT, `${String(shots).padStart(2, '0')}-${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
+  if (forDocs && process.env.UPDATE_SCREENSHOTS === '1') {
+    mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
+    copyFileSync(file, path.join(DOCS_SCREENSHOTS, `${name}.png`));
+  }
   return file;
 }

@@ -1,14 +1,36 @@
-import { Router } from 'express';
-import type { InstanceTokenVerifier } from '../auth';
+import { z } from 'zod';
+import { appRecordSchema } from '@pds/app-record';
+import { json } from '@pds/http';
+import { route, type DexRoute } from '../route';
 import type { AppUpdateService } from './service';
 
 /** POST update-application (admin token in x-auth-token); also under /api/v3 like registerHat. */
-export function appRoutes(apps: AppUpdateService, verifier: InstanceTokenVerifier): Router {
-  const router = Router();
-  router.post(['/api/users/update-application', '/api/v3/users/update-application'], async (req, res) => {
-    const caller = await verifier.verify(req.get('x-auth-token'));
-    const result = await apps.update(caller, { hatFilter: req.query.hatFilter, cluster: req.query.cluster, record: req.body });
-    res.status(202).json(result);
-  });
-  return router;
+export function appRoutes(apps: AppUpdateService): DexRoute[] {
+  return [
+    route({
+      method: 'post',
+      path: ['/api/users/update-application', '/api/v3/users/update-application'],
+      access: 'admin',
+      tag: 'applications',
+      summary: 'Certify an application record and queue its push to the target instances',
+      description:
+        "Dex administrators only: the X-Auth-Token is the owner token of an instance listed in DEX_ADMINS. Pushes are delivered asynchronously by dex's worker.",
+      // Read by hand in the service (parseCluster, the hatFilter check), so these only document them.
+      documents: {
+        query: z.object({
+          hatFilter: z.string().describe('An instance address, or * for every registered instance of the cluster'),
+          cluster: z.string().describe('The certified cluster domain'),
+        }),
+        body: appRecordSchema,
+      },
+      responses: {
+        202: {
+          description: 'The new version and the instances it is queued for',
+          body: z.object({ message: z.string(), targets: z.array(z.string()) }),
+        },
+      },
+      handle: async ({ caller, query, body }) =>
+        json(await apps.update(caller, { hatFilter: query.hatFilter, cluster: query.cluster, record: body }), 202),
+    }),
+  ];
 }

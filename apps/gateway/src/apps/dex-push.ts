@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { parseAppRecord } from '@pds/app-record';
 import type { ApplicationRepository } from '@pds/db';
-import { ApiError, parseInput } from '@pds/http';
+import { ApiError } from '@pds/http';
 import { APP_PUSH_SCOPE, type Clock, DEX_ISSUER, epochSeconds, verifyServiceToken } from '@pds/tokens';
 import type { ResolvedInstance } from '../instances/registry';
 import { tokenKeyId, type DexKeySource } from './dex-keys';
@@ -19,15 +19,18 @@ export class DexPushService {
     private readonly clock: Clock,
   ) {}
 
-  /** Stores the pushed record unless a newer version is stored; the caller is dex, by its service token. */
-  async receive(tenant: ResolvedInstance, dexToken: string | undefined, input: { appId: string; body: unknown }) {
+  /** Whether the caller is dex: a dex-signed service token for pushes to this instance; 401 otherwise. */
+  async verifyToken(tenant: ResolvedInstance, dexToken: string | undefined): Promise<void> {
     if (!dexToken) throw ApiError.notAuthenticated();
     const key = await this.dexKeys.key(tokenKeyId(dexToken));
     if (!key) throw ApiError.unavailable('The dex public key is unavailable; retry later');
     const expected = { issuer: DEX_ISSUER, audience: tenant.instance.address, scope: APP_PUSH_SCOPE };
     if (!verifyServiceToken(dexToken, key, expected, epochSeconds(this.clock))) throw ApiError.notAuthenticated();
+  }
 
-    const { version, record } = parseInput(pushSchema, input.body ?? {});
+  /** Stores the pushed record unless a newer version is stored (the caller was verified as dex). */
+  async receive(tenant: ResolvedInstance, input: { appId: string; push: z.output<typeof pushSchema> }) {
+    const { version, record } = input.push;
     const parsed = parseAppRecord(record);
     if (!parsed.success) {
       throw ApiError.badRequest(parsed.error.issues.map((i) => `record.${i.path.join('.')}: ${i.message}`).join('; '));

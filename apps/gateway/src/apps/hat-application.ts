@@ -2,7 +2,7 @@
 // (spec §2.6). Fields the record does not carry get the defaults documented in docs/hat-compat.md.
 import type { AppRecord } from '@pds/app-record';
 import type { Application } from '@pds/db';
-import { appBundle } from '../data/debits';
+import { appBundle } from '../data/app-debit';
 
 /** The record's category as the original's application kinds. */
 const KINDS: Record<AppRecord['category'], string> = { app: 'App', dataPlug: 'DataPlug', tool: 'Tool' };

@@ -1,46 +1,116 @@
-import { Router } from 'express';
+// The owner's view of the apps on the instance (paths and GET forms as the original's clients call
+// them), and dex's push of certified app records.
 import { z } from 'zod';
-import { parseInput } from '@pds/http';
-import { callerOf, ownerOf, tenantOf } from '../context';
+import { json } from '@pds/http';
+import { route, type GatewayRoute } from '../route';
+import { pushSchema, type DexPushService } from './dex-push';
 import type { ApplicationService } from './service';
 
 const BASE = '/api/v2.6/applications';
+const tag = 'applications';
 
+// The original system's HatApplication shape (hat-application.ts builds it from the dex record).
+const applicationBody = z.looseObject({
+  application: z.looseObject({ id: z.string() }),
+  setup: z.boolean(),
+  enabled: z.boolean(),
+  active: z.boolean(),
+  needsUpdating: z.boolean().optional(),
+});
+const one = { 200: { description: 'The application', body: applicationBody } };
+const appParams = z.object({ appId: z.string() });
 const redirectQuery = z.object({ redirect: z.string().min(1).max(4096) });
 
-/** The owner's view of the apps on the instance (paths and GET forms as the original's clients call them). */
-export function applicationRoutes(apps: ApplicationService): Router {
-  const router = Router();
-
-  router.get(BASE, async (req, res) => {
-    res.json(await apps.list(tenantOf(req), callerOf(req)));
-  });
-
-  router.get(`${BASE}/:appId`, async (req, res) => {
-    res.json(await apps.get(tenantOf(req), callerOf(req), { appId: req.params.appId as string }));
-  });
-
-  for (const method of ['get', 'post'] as const) {
-    router[method](`${BASE}/:appId/setup`, async (req, res) => {
-      res.json(await apps.setUp(tenantOf(req), callerOf(req), { appId: req.params.appId as string }));
-    });
-    router[method](`${BASE}/:appId/disable`, async (req, res) => {
-      res.json(await apps.disable(tenantOf(req), callerOf(req), { appId: req.params.appId as string }));
-    });
-  }
-
-  router.get(`${BASE}/:appId/access-token`, async (req, res) => {
-    res.json(await apps.accessToken(tenantOf(req), callerOf(req), { appId: req.params.appId as string }));
-  });
-
-  // The login page's last step: the app token and the address to send it to, refused for a redirect
-  // outside the app's own origins (the page must not hand a token to whoever wrote the link).
-  router.get(`${BASE}/:appId/hatlogin`, async (req, res) => {
-    // Who before what: anyone but the owner is refused before the query is judged.
-    const caller = ownerOf(req);
-    const { redirect } = parseInput(redirectQuery, req.query, 'query');
-    res.json(await apps.loginRedirect(tenantOf(req), caller, { appId: req.params.appId as string, redirect }));
-  });
-
-  return router;
+export function applicationRoutes(apps: ApplicationService, push: DexPushService): GatewayRoute[] {
+  return [
+    route({
+      method: 'get',
+      path: BASE,
+      access: 'owner',
+      tag,
+      summary: 'List the applications dex pushed to the instance',
+      responses: { 200: { description: 'Every application', body: z.array(applicationBody) } },
+      handle: async ({ tenant, caller }) => json(await apps.list(tenant, caller)),
+    }),
+    route({
+      method: 'get',
+      path: `${BASE}/:appId`,
+      access: 'token',
+      tag,
+      summary: 'One application',
+      description: 'The owner, or the application itself.',
+      params: appParams,
+      responses: one,
+      handle: async ({ tenant, caller, params }) => json(await apps.get(tenant, caller, params)),
+    }),
+    // The original's clients call setup and disable with GET as well as POST.
+    ...(['get', 'post'] as const).flatMap((method) => [
+      route({
+        method,
+        path: `${BASE}/:appId/setup`,
+        access: 'owner',
+        tag,
+        summary: 'Set the application up: its account and permission sets (again: adopts the newest record)',
+        params: appParams,
+        responses: one,
+        handle: async ({ tenant, caller, params }) => json(await apps.setUp(tenant, caller, params)),
+      }),
+      route({
+        method,
+        path: `${BASE}/:appId/disable`,
+        access: 'owner',
+        tag,
+        summary: 'Disable the application: its tokens are refused from the next request',
+        params: appParams,
+        responses: one,
+        handle: async ({ tenant, caller, params }) => json(await apps.disable(tenant, caller, params)),
+      }),
+    ]),
+    route({
+      method: 'get',
+      path: `${BASE}/:appId/access-token`,
+      access: 'owner',
+      tag,
+      summary: "A token for the application's account",
+      params: appParams,
+      responses: {
+        200: { description: 'The app token (in the body only)', body: z.object({ accessToken: z.string(), userId: z.uuid() }) },
+      },
+      handle: async ({ tenant, caller, params }) => json(await apps.accessToken(tenant, caller, params)),
+    }),
+    // The login page's last step: the app token and the address to send it to, refused for a redirect
+    // outside the app's own origins (the page must not hand a token to whoever wrote the link).
+    route({
+      method: 'get',
+      path: `${BASE}/:appId/hatlogin`,
+      access: 'owner',
+      tag,
+      summary: "The login page's last step: the app token and where to send it",
+      description: "The redirect must be on the app's own origin (400 otherwise); it carries the token as `token=`.",
+      params: appParams,
+      query: redirectQuery,
+      responses: {
+        200: {
+          description: 'The app token and the redirect',
+          body: z.object({ accessToken: z.string(), userId: z.uuid(), redirect: z.url() }),
+        },
+      },
+      handle: async ({ tenant, caller, params, query }) => json(await apps.loginRedirect(tenant, caller, { ...params, ...query })),
+    }),
+    route({
+      method: 'put',
+      path: '/api/dex/applications/:appId',
+      access: 'dex',
+      tag,
+      summary: 'Dex → instance: deliver a certified application record',
+      description:
+        'Called by the dex worker with a dex-signed service token for this instance; an older version than the stored one is ignored.',
+      params: appParams,
+      body: pushSchema,
+      responses: {
+        200: { description: 'Stored, or ignored as older', body: z.object({ message: z.string(), appId: z.string(), version: z.int() }) },
+      },
+      handle: async ({ tenant, params, body }) => json(await push.receive(tenant, { appId: params.appId, push: body })),
+    }),
+  ];
 }

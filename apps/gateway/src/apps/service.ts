@@ -4,7 +4,8 @@ import type { Application, ApplicationRepository, DataChangeRepository, GrantSpe
 import { ApiError } from '@pds/http';
 import type { AuthService } from '../auth/service';
 import { isOwner, requireOwner, type Caller } from '../context';
-import { appDebitKey, appBundle, type DebitService } from '../data/debits';
+import { appDebitKey, appBundle } from '../data/app-debit';
+import type { DebitService } from '../data/debits';
 import type { ResolvedInstance } from '../instances/registry';
 import { appOrigins, hatApplication, type HatApplication } from './hat-application';
 

@@ -1,13 +1,23 @@
 // Tokens: login by headers or query, validation, the instance root and its public key (CONTRACT §1).
-import { Router, type Request, type Response } from 'express';
-import { ApiError, assertStorable } from '@pds/http';
+import type { IncomingMessage } from 'node:http';
+import { z } from 'zod';
+import { ApiError, assertStorable, json, text } from '@pds/http';
 import { TokenRefused } from '@pds/tokens';
-import { tenantOf } from '../context';
+import type { ConsolePages } from '../console';
+import { wantsPage } from '../console';
+import type { ResolvedInstance } from '../instances/registry';
+import { requestToken } from '../pipeline';
+import { route, type GatewayRoute } from '../route';
 import type { LoginService } from './login';
-import { requestToken } from './middleware';
 import type { AuthService } from './service';
 
 export const API_VERSION = 'v2.6';
+
+const tokenBody = z.object({ accessToken: z.string(), userId: z.uuid() });
+const credentials = [
+  { name: 'username', description: 'Account name (URI-encoded when it holds non-ASCII characters)', required: true },
+  { name: 'password', description: 'Password (`pass` is accepted too); URI-encoded when it holds non-ASCII characters', required: true },
+];
 
 /** Header values may be URL-encoded (as the original system's clients send them). */
 function decodeCredential(value: string, field: string): string {
@@ -25,59 +35,100 @@ function first(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-export function authRoutes(auth: AuthService, logins: LoginService): Router {
-  const router = Router();
-
-  async function login(req: Request, res: Response, username: string | undefined, password: string | undefined) {
+export function authRoutes(auth: AuthService, logins: LoginService, pages: ConsolePages | undefined): GatewayRoute[] {
+  async function login(tenant: ResolvedInstance, ip: string, username: string | undefined, password: string | undefined) {
     const credentials = {
       username: username && decodeCredential(username, 'username'),
       password: password && decodeCredential(password, 'password'),
     };
-    const result = await logins.login(tenantOf(req), { ip: req.ip ?? 'unknown' }, credentials);
-    res.setHeader('X-Auth-Token', result.accessToken);
-    res.json(result);
+    const result = await logins.login(tenant, { ip }, credentials);
+    return json(result, 200, { 'X-Auth-Token': result.accessToken });
   }
+  const header = (req: IncomingMessage, name: string) => first(req.headers[name]);
 
-  const tokenByHeaders = (req: Request, res: Response) =>
-    login(req, res, first(req.get('username')), first(req.get('password')) ?? first(req.get('pass')));
-  router.get('/users/access_token', tokenByHeaders);
-  router.get('/user/access_token', tokenByHeaders);
-
-  router.get('/users/access_token/validate', async (req, res) => {
-    const token = requestToken(req);
-    try {
-      if (!token) throw new TokenRefused('malformed');
-      await auth.authenticate(tenantOf(req), token);
-    } catch (error) {
-      if (!(error instanceof TokenRefused)) throw error;
-      throw ApiError.notAuthenticated('The supplied authentication is invalid', { cause: error.reason });
-    }
-    res.json({ message: 'Authenticated' });
-  });
-
-  router.get('/', async (req, res) => {
-    const tenant = tenantOf(req);
-    const accessToken = first(req.query.access_token);
-    if (accessToken) {
-      try {
-        const caller = await auth.authenticate(tenant, accessToken);
-        const token = (await auth.refreshed(tenant, caller)) ?? accessToken;
-        res.setHeader('X-Auth-Token', token);
-        res.json({ accessToken: token, userId: caller.user.id });
-        return;
-      } catch (error) {
-        if (error instanceof TokenRefused) throw ApiError.notAuthenticated();
-        throw error;
-      }
-    }
-    const username = first(req.query.username);
-    if (username) return login(req, res, username, first(req.query.pass) ?? first(req.query.password));
-    res.json({ instance: tenant.instance.address, apiVersion: API_VERSION, publicKey: '/publickey' });
-  });
-
-  router.get('/publickey', (req, res) => {
-    res.type('text/plain').send(tenantOf(req).instance.publicKeyPem);
-  });
-
-  return router;
+  return [
+    route({
+      method: 'get',
+      path: ['/users/access_token', '/user/access_token'],
+      access: 'instance',
+      tag: 'auth',
+      summary: 'Log in with username and password headers',
+      description: 'Rate limited per client and instance (429 with Retry-After). The token is also in the X-Auth-Token response header.',
+      headers: credentials,
+      responses: { 200: { description: 'A token for the account', body: tokenBody } },
+      handle: ({ tenant, client, req }) =>
+        login(tenant, client.ip, header(req, 'username'), header(req, 'password') ?? header(req, 'pass')),
+    }),
+    route({
+      method: 'get',
+      path: '/users/access_token/validate',
+      access: 'instance',
+      tag: 'auth',
+      summary: 'Check a token',
+      description: 'Without a valid token: 401 with the message "The supplied authentication is invalid" and a `cause`.',
+      headers: [{ name: 'X-Auth-Token', description: 'The token to check', required: true }],
+      responses: { 200: { description: 'The token is valid', body: z.object({ message: z.literal('Authenticated') }) } },
+      async handle({ tenant, req, query }) {
+        // Judged here, not by the pipeline: a refusal must say why.
+        const token = requestToken(req, query);
+        try {
+          if (!token) throw new TokenRefused('malformed');
+          await auth.authenticate(tenant, token);
+        } catch (error) {
+          if (!(error instanceof TokenRefused)) throw error;
+          throw ApiError.notAuthenticated('The supplied authentication is invalid', { cause: error.reason });
+        }
+        return json({ message: 'Authenticated' });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/',
+      access: 'instance',
+      tag: 'auth',
+      summary: 'Instance root: refresh a token, log in by query, or describe the instance',
+      description: 'A browser that asks for HTML without credentials gets the web console instead.',
+      // Read by hand below (the original's query forms), so this object only documents them.
+      documents: {
+        query: z.object({
+          access_token: z.string().optional().describe('A token to refresh'),
+          username: z.string().optional(),
+          pass: z.string().optional(),
+          password: z.string().optional(),
+        }),
+      },
+      responses: {
+        200: {
+          description: 'A (refreshed) token, or the instance description when no credentials are given',
+          body: z.union([tokenBody, z.object({ instance: z.string(), apiVersion: z.string(), publicKey: z.string() })]),
+        },
+      },
+      async handle({ tenant, client, req, query }) {
+        const accessToken = first(query.access_token);
+        if (accessToken) {
+          try {
+            const caller = await auth.authenticate(tenant, accessToken);
+            const token = (await auth.refreshed(tenant, caller)) ?? accessToken;
+            return json({ accessToken: token, userId: caller.user.id }, 200, { 'X-Auth-Token': token });
+          } catch (error) {
+            if (error instanceof TokenRefused) throw ApiError.notAuthenticated();
+            throw error;
+          }
+        }
+        const username = first(query.username);
+        if (username) return login(tenant, client.ip, username, first(query.pass) ?? first(query.password));
+        if (pages && wantsPage(req, query)) return pages.instancePage(tenant);
+        return json({ instance: tenant.instance.address, apiVersion: API_VERSION, publicKey: '/publickey' });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/publickey',
+      access: 'instance',
+      tag: 'auth',
+      summary: "The instance's RSA public key (PEM) that verifies its tokens",
+      responses: { 200: { description: 'PEM', contentType: 'text/plain' } },
+      handle: async ({ tenant }) => text('text/plain; charset=utf-8', tenant.instance.publicKeyPem),
+    }),
+  ];
 }

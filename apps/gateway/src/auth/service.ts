@@ -18,12 +18,7 @@ import { DECOY_HASH, verifyPassword } from './passwords';
 
 const SCOPE_OF_KIND: Record<UserKind, AccessScope> = { owner: 'owner', user: 'user', application: 'application' };
 
-/** Extra checks an account must pass on every request (e.g. an app account's app must be enabled). */
-export type AccountGuard = (tenant: ResolvedInstance, user: Account, application: string | undefined) => Promise<boolean>;
-
 export class AuthService {
-  private readonly guards: AccountGuard[] = [];
-
   constructor(
     private readonly users: UserRepository,
     private readonly accounts: AccountCache,
@@ -32,10 +27,6 @@ export class AuthService {
     /** The instance's keys for signing (InstanceRegistry.signingKeys). */
     private readonly signingKeys: (tenant: ResolvedInstance) => Promise<SigningKeys>,
   ) {}
-
-  addGuard(guard: AccountGuard): void {
-    this.guards.push(guard);
-  }
 
   /** The user for these credentials, or null; unknown users cost the same time as wrong passwords. */
   async checkCredentials(tenant: ResolvedInstance, username: string, password: string): Promise<User | null> {
@@ -72,10 +63,21 @@ export class AuthService {
     // disabling or deleting an account takes effect at once.
     const user = await this.accounts.user(tenant.instance.id, claims.sub);
     if (!user || user.disabled || SCOPE_OF_KIND[user.kind] !== claims.accessScope) throw new TokenRefused('unknown user');
-    for (const guard of this.guards) {
-      if (!(await guard(tenant, user, claims.application))) throw new TokenRefused('unknown user');
-    }
+    if (!(await this.appStillEnabled(tenant, user, claims.application))) throw new TokenRefused('unknown user');
     return { user, claims, token };
+  }
+
+  /**
+   * Checked on every request, so disabling an app stops its tokens at once: an app token is accepted
+   * only while its app is enabled and still bound to the token's account. The `application` claim and
+   * an app account always come together; either one alone is refused.
+   */
+  private async appStillEnabled(tenant: ResolvedInstance, user: Account, application: string | undefined): Promise<boolean> {
+    const isAppAccount = user.kind === 'application';
+    if (!isAppAccount && application === undefined) return true;
+    if (!isAppAccount || application === undefined) return false;
+    const app = await this.accounts.app(tenant.instance.id, application);
+    return app !== null && app.enabled && app.userId === user.id;
   }
 
   /** A fresh token continuing the caller's session when theirs is over an hour old, else undefined. */

@@ -1,32 +1,31 @@
 // Wiring of the web console: where its build is, which origins its CSP allows.
-import type { RequestHandler, Router } from 'express';
 import { consoleDist } from '@pds/console';
 import type { Config } from '@pds/config';
-import { ApplicationRepository, type GatewayDb } from '@pds/db';
-import type { Logger } from '@pds/http';
+import type { ApplicationRepository } from '@pds/db';
+import type { Logger, TrustProxy } from '@pds/http';
 import { originOf } from './csp';
-import { clusterConsole, consoleBuilt, instanceConsole } from './routes';
+import { consoleBuilt, ConsolePages } from './routes';
 
-export interface ConsoleFeature {
-  /** Mounted before tenancy: the bare cluster domain's sign-up page. */
-  cluster: RequestHandler;
-  /** Mounted after tenancy, before the API's GET /: the instance console. */
-  instance: Router;
-}
+export { ConsolePages, wantsPage } from './routes';
 
 /** Undefined when the console has not been built (`pnpm build`): the gateway then serves the API alone. */
-export function consoleFeature(config: Config, db: GatewayDb, logger: Logger, dist = consoleDist()): ConsoleFeature | undefined {
+export function consolePages(
+  config: Config,
+  apps: ApplicationRepository,
+  trust: TrustProxy,
+  logger: Logger,
+  dist = consoleDist(),
+): ConsolePages | undefined {
   if (!consoleBuilt(dist)) {
     logger.warn({ dist }, 'web console not built (run pnpm build): serving the API only');
     return undefined;
   }
-  const apps = new ApplicationRepository(db);
-  const options = {
+  return new ConsolePages({
     dist,
     clusterDomain: config.CLUSTER_DOMAIN,
+    trust,
     blobOrigin: config.STORAGE === 's3' && config.S3_ENDPOINT ? originOf(config.S3_ENDPOINT) : undefined,
     logoOrigins: async (instanceId: string) =>
       (await apps.list(instanceId)).flatMap((app) => originOf((app.record as { logoUrl?: string }).logoUrl ?? '') ?? []),
-  };
-  return { cluster: clusterConsole(options), instance: instanceConsole(options) };
+  });
 }

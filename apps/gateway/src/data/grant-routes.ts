@@ -1,7 +1,7 @@
-import { Router } from 'express';
+// Owner-only: which tables a plain user account may read or write (see grants.ts).
 import { z } from 'zod';
-import { parseInput } from '@pds/http';
-import { callerOf, tenantOf } from '../context';
+import { json } from '@pds/http';
+import { route, type GatewayRoute } from '../route';
 import type { DataGrantService } from './grants';
 import { ENDPOINT, NAMESPACE } from './input';
 
@@ -14,22 +14,41 @@ export const grantSchema = z.object({
 
 export const grantQuery = z.object({ userId: z.uuid() });
 
-/** Owner-only: which tables a plain user account may read or write (see grants.ts). */
-export function dataGrantRoutes(grants: DataGrantService): Router {
-  const router = Router();
+const GRANTS = '/api/v2.6/data-grants';
+const grantBody = z.object({ userId: z.uuid(), namespace: z.string(), endpoint: z.string(), access: z.enum(['read', 'write']) });
+const tag = 'data';
 
-  router.get('/api/v2.6/data-grants', async (req, res) => {
-    const input = parseInput(grantQuery, req.query, 'query');
-    res.json(await grants.list(tenantOf(req), callerOf(req), input));
-  });
-
-  router.post('/api/v2.6/data-grants', async (req, res) => {
-    res.status(201).json(await grants.grant(tenantOf(req), callerOf(req), parseInput(grantSchema, req.body ?? {})));
-  });
-
-  router.delete('/api/v2.6/data-grants', async (req, res) => {
-    res.json(await grants.revoke(tenantOf(req), callerOf(req), parseInput(grantSchema, req.body ?? {})));
-  });
-
-  return router;
+export function dataGrantRoutes(grants: DataGrantService): GatewayRoute[] {
+  return [
+    route({
+      method: 'get',
+      path: GRANTS,
+      access: 'owner',
+      tag,
+      summary: "A user account's data grants",
+      query: grantQuery,
+      responses: { 200: { description: 'The grants', body: z.array(grantBody) } },
+      handle: async ({ tenant, caller, query }) => json(await grants.list(tenant, caller, query)),
+    }),
+    route({
+      method: 'post',
+      path: GRANTS,
+      access: 'owner',
+      tag,
+      summary: 'Let a plain user account read or write a table (or a whole namespace with endpoint "*")',
+      body: grantSchema,
+      responses: { 201: { description: 'The grant', body: grantBody } },
+      handle: async ({ tenant, caller, body }) => json(await grants.grant(tenant, caller, body), 201),
+    }),
+    route({
+      method: 'delete',
+      path: GRANTS,
+      access: 'owner',
+      tag,
+      summary: 'Revoke a data grant',
+      body: grantSchema,
+      responses: { 200: { description: 'Revoked', body: grantBody.extend({ message: z.string() }) } },
+      handle: async ({ tenant, caller, body }) => json(await grants.revoke(tenant, caller, body)),
+    }),
+  ];
 }

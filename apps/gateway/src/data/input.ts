@@ -32,10 +32,17 @@ export const listQuerySchema = z.object({
   take: z.coerce.number().int().min(0).max(MAX_TAKE).default(MAX_TAKE),
 });
 
-export function parseListQuery(query: unknown) {
-  const { ordering, ...rest } = parseInput(listQuerySchema, query, 'query');
-  return { ...rest, descending: ordering === 'descending' };
-}
+/** The list query as the repository takes it: `ordering=descending` reverses the order. */
+export const listQuery = listQuerySchema.transform(({ ordering, ...rest }) => ({ ...rest, descending: ordering === 'descending' }));
+
+/** A table named by the path `/data/:namespace/*endpoint` (the endpoint's segments joined again). */
+export const tableParams = z.object({
+  namespace: tableSchema.shape.namespace,
+  endpoint: z
+    .array(z.string())
+    .transform((segments) => segments.join('/'))
+    .pipe(tableSchema.shape.endpoint),
+});
 
 /**
  * A POST body: one JSON object, or a non-empty array of them. Each record is bounded in size and depth,

@@ -1,86 +1,176 @@
-// /api/v2.6/files: validate, call one service function, render. Access rules live in access.ts.
-import { Router, type Request } from 'express';
-import { parseInput } from '@pds/http';
-import { callerOf, tenantOf } from '../context';
-import { viewerOf } from './access';
+// /api/v2.6/files: each route declared once (who may call, input, output, summary); the handler calls
+// one service function. Who may do what to which file is decided in access.ts, through the service.
+import { z } from 'zod';
+import { json, redirect } from '@pds/http';
+import { route, type GatewayRoute } from '../route';
 import { contentQuery, metadataSchema, pageQuery, templateSchema, uploadSchema } from './input';
 import type { FileService } from './service';
 
 export const FILES_PATH = '/api/v2.6/files';
 
-/** An authenticated caller is required everywhere but on content (public files). */
-const authenticated = (req: Request) => viewerOf(callerOf(req));
-const param = (req: Request, name: string) => req.params[name] as string;
+const fileBody = z.object({
+  fileId: z.string(),
+  name: z.string(),
+  source: z.string(),
+  tags: z.array(z.string()),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  dateCreated: z.iso.datetime(),
+  lastUpdated: z.iso.datetime(),
+  status: z.object({ status: z.enum(['New', 'Completed', 'Deleted']), size: z.number().optional() }),
+  contentUrl: z.url().optional().describe('Signed upload address (after upload) or download address (when readable)'),
+  contentPublic: z.boolean(),
+  permissions: z
+    .array(z.object({ userId: z.uuid(), contentReadable: z.boolean() }))
+    .optional()
+    .describe('Shown to the owner only'),
+});
+const one = { 200: { description: 'The file', body: fileBody } };
+const many = { 200: { description: 'The files', body: z.array(fileBody) } };
 
-export function fileRoutes(files: FileService): Router {
-  const router = Router();
+const fileParams = z.object({ fileId: z.string() });
+const grantParams = z.object({ fileId: z.string(), userId: z.string() });
+const userParams = z.object({ userId: z.string() });
+const tag = 'files';
 
-  router.post('/upload', async (req, res) => {
-    const viewer = authenticated(req);
-    res.json(await files.upload(tenantOf(req), viewer, parseInput(uploadSchema, req.body ?? {})));
-  });
-
-  router.put('/file/:fileId/complete', async (req, res) => {
-    res.json(await files.complete(tenantOf(req), authenticated(req), param(req, 'fileId')));
-  });
-
-  router.get('/file/:fileId', async (req, res) => {
-    res.json(await files.get(tenantOf(req), authenticated(req), param(req, 'fileId')));
-  });
-
-  // The path names the file (the original took the id from the body and judged access by it).
-  router.put('/file/:fileId', async (req, res) => {
-    const viewer = authenticated(req);
-    res.json(await files.updateMetadata(tenantOf(req), viewer, param(req, 'fileId'), parseInput(metadataSchema, req.body ?? {})));
-  });
-
-  router.delete('/file/:fileId', async (req, res) => {
-    res.json(await files.delete(tenantOf(req), authenticated(req), param(req, 'fileId')));
-  });
-
-  router.get('/content/:fileId', async (req, res) => {
-    const address = await files.contentAddress(tenantOf(req), viewerOf(req.caller), param(req, 'fileId'));
-    // Location alone: res.redirect would negotiate a small HTML or text body that no client reads.
-    res.status(303).location(address).end();
-  });
-
-  router.get('/allowAccess/:fileId/:userId', async (req, res) => {
-    const viewer = authenticated(req);
-    const { content } = parseInput(contentQuery, req.query, 'query');
-    res.json(await files.grant(tenantOf(req), viewer, param(req, 'fileId'), param(req, 'userId'), content));
-  });
-
-  router.get('/restrictAccess/:fileId/:userId', async (req, res) => {
-    res.json(await files.revoke(tenantOf(req), authenticated(req), param(req, 'fileId'), param(req, 'userId')));
-  });
-
-  router.post('/allowAccess/:userId', async (req, res) => {
-    const viewer = authenticated(req);
-    const { content } = parseInput(contentQuery, req.query, 'query');
-    const template = parseInput(templateSchema, req.body ?? {});
-    res.json(await files.grantMatching(tenantOf(req), viewer, template, param(req, 'userId'), content));
-  });
-
-  router.post('/restrictAccess/:userId', async (req, res) => {
-    const viewer = authenticated(req);
-    const template = parseInput(templateSchema, req.body ?? {});
-    res.json(await files.revokeMatching(tenantOf(req), viewer, template, param(req, 'userId')));
-  });
-
-  for (const [action, contentPublic] of [
-    ['allowAccessPublic', true],
-    ['restrictAccessPublic', false],
-  ] as const) {
-    router.get(`/${action}/:fileId`, async (req, res) => {
-      res.json(await files.setPublic(tenantOf(req), authenticated(req), param(req, 'fileId'), contentPublic));
-    });
-  }
-
-  router.post('/search', async (req, res) => {
-    const viewer = authenticated(req);
-    const page = parseInput(pageQuery, req.query, 'query');
-    res.json(await files.search(tenantOf(req), viewer, parseInput(templateSchema, req.body ?? {}), page));
-  });
-
-  return router;
+export function fileRoutes(files: FileService): GatewayRoute[] {
+  return [
+    route({
+      method: 'post',
+      path: `${FILES_PATH}/upload`,
+      access: 'token',
+      tag,
+      summary: 'Step 1 of an upload: the metadata; answers a signed upload address',
+      body: uploadSchema,
+      responses: one,
+      handle: async ({ tenant, caller, body }) => json(await files.upload(tenant, caller, body)),
+    }),
+    route({
+      method: 'put',
+      path: `${FILES_PATH}/file/:fileId/complete`,
+      access: 'token',
+      tag,
+      summary: 'Step 3 of an upload: the bytes are there; the file becomes Completed',
+      params: fileParams,
+      responses: one,
+      handle: async ({ tenant, caller, params }) => json(await files.complete(tenant, caller, params)),
+    }),
+    route({
+      method: 'get',
+      path: `${FILES_PATH}/file/:fileId`,
+      access: 'token',
+      tag,
+      summary: 'A file the caller may see, with a download address when it may read the content',
+      params: fileParams,
+      responses: one,
+      handle: async ({ tenant, caller, params }) => json(await files.get(tenant, caller, params)),
+    }),
+    // The path names the file (the original took the id from the body and judged access by it).
+    route({
+      method: 'put',
+      path: `${FILES_PATH}/file/:fileId`,
+      access: 'token',
+      tag,
+      summary: "Change a file's metadata (uploader or owner)",
+      params: fileParams,
+      body: metadataSchema,
+      responses: one,
+      handle: async ({ tenant, caller, params, body }) => json(await files.updateMetadata(tenant, caller, { ...params, metadata: body })),
+    }),
+    route({
+      method: 'delete',
+      path: `${FILES_PATH}/file/:fileId`,
+      access: 'token',
+      tag,
+      summary: 'Delete a file (uploader or owner)',
+      params: fileParams,
+      responses: one,
+      handle: async ({ tenant, caller, params }) => json(await files.delete(tenant, caller, params)),
+    }),
+    route({
+      method: 'get',
+      path: `${FILES_PATH}/content/:fileId`,
+      access: 'anyone',
+      tag,
+      summary: 'Redirect to a signed download address',
+      description: 'Needs a token unless the file is public.',
+      params: fileParams,
+      responses: { 303: { description: 'Location: the signed download address' } },
+      handle: async ({ tenant, caller, params }) => redirect(await files.contentAddress(tenant, caller, params)),
+    }),
+    route({
+      method: 'get',
+      path: `${FILES_PATH}/allowAccess/:fileId/:userId`,
+      access: 'token',
+      tag,
+      summary: 'Let a user see the file (and read its content with content=true)',
+      params: grantParams,
+      query: contentQuery,
+      responses: one,
+      handle: async ({ tenant, caller, params, query }) => json(await files.grant(tenant, caller, { ...params, content: query.content })),
+    }),
+    route({
+      method: 'get',
+      path: `${FILES_PATH}/restrictAccess/:fileId/:userId`,
+      access: 'token',
+      tag,
+      summary: "Remove a user's access to the file",
+      params: grantParams,
+      responses: one,
+      handle: async ({ tenant, caller, params }) => json(await files.revoke(tenant, caller, params)),
+    }),
+    route({
+      method: 'post',
+      path: `${FILES_PATH}/allowAccess/:userId`,
+      access: 'token',
+      tag,
+      summary: 'Let a user see every file that matches the template',
+      params: userParams,
+      query: contentQuery,
+      body: templateSchema,
+      responses: many,
+      handle: async ({ tenant, caller, params, query, body }) =>
+        json(await files.grantMatching(tenant, caller, { template: body, userId: params.userId, content: query.content })),
+    }),
+    route({
+      method: 'post',
+      path: `${FILES_PATH}/restrictAccess/:userId`,
+      access: 'token',
+      tag,
+      summary: "Remove a user's access to every file that matches the template",
+      params: userParams,
+      body: templateSchema,
+      responses: many,
+      handle: async ({ tenant, caller, params, body }) =>
+        json(await files.revokeMatching(tenant, caller, { template: body, userId: params.userId })),
+    }),
+    ...(
+      [
+        ['allowAccessPublic', true, 'Make the content public'],
+        ['restrictAccessPublic', false, 'Make the content private again'],
+      ] as const
+    ).map(([action, contentPublic, summary]) =>
+      route({
+        method: 'get',
+        path: `${FILES_PATH}/${action}/:fileId`,
+        access: 'token',
+        tag,
+        summary,
+        params: fileParams,
+        responses: one,
+        handle: async ({ tenant, caller, params }) => json(await files.setPublic(tenant, caller, { ...params, contentPublic })),
+      }),
+    ),
+    route({
+      method: 'post',
+      path: `${FILES_PATH}/search`,
+      access: 'token',
+      tag,
+      summary: 'The files the caller may see that match the template',
+      query: pageQuery,
+      body: templateSchema,
+      responses: many,
+      handle: async ({ tenant, caller, query, body }) => json(await files.search(tenant, caller, { template: body, page: query })),
+    }),
+  ];
 }

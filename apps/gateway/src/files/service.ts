@@ -5,6 +5,7 @@ import type { FileListing, FileMetadata, FileRecord, FileRepository, FileTemplat
 import { ApiError } from '@pds/http';
 import { objectKey, type BlobStore } from '@pds/storage';
 import type { Clock } from '@pds/tokens';
+import type { Caller } from '../context';
 import type { ResolvedInstance } from '../instances/registry';
 import {
   contentReadable,
@@ -16,10 +17,11 @@ import {
   requireVisible,
   searchScope,
   showsPermissions,
+  viewerOf,
   type Viewer,
 } from './access';
 import { fileIdStem } from './slug';
-import { fileJson, listingJson, type FileJson } from './view';
+import { fileView, type FileJson } from './view';
 
 export interface NewFileInput {
   name: string;
@@ -42,12 +44,16 @@ export interface FileServiceDeps {
   baseUrl: (address: string) => string;
 }
 
+type FileInput = { fileId: string };
+type GrantInput = { fileId: string; userId: string };
+
+/** Every method takes the instance, the caller (undefined: no token) and its input, as every service does. */
 export class FileService {
   constructor(private readonly deps: FileServiceDeps) {}
 
   /** Writes the New file with the uploader's permission and returns it with a signed PUT address. */
-  async upload(tenant: ResolvedInstance, viewer: Viewer, input: NewFileInput): Promise<FileJson> {
-    if (viewer.kind === 'anonymous') throw ApiError.notAuthenticated();
+  async upload(tenant: ResolvedInstance, caller: Caller, input: NewFileInput): Promise<FileJson> {
+    const viewer = viewerOf(caller) as Extract<Viewer, { userId: string }>;
     const now = this.deps.clock();
     const file = await this.deps.files.create(tenant.instance.id, fileIdStem(input.source, input.name), {
       name: input.name,
@@ -61,11 +67,12 @@ export class FileService {
     });
     const contentUrl = await this.deps.store.presignPut(this.key(tenant, file.fileId), this.signing(tenant));
     // The uploader learns its own permission entry even when it is not the owner (CONTRACT §2).
-    return fileJson(file, { permissions: true, contentUrl });
+    return fileView(file, { permissions: true, contentUrl });
   }
 
   /** New → Completed once the bytes are there; completing again re-reads the size. */
-  async complete(tenant: ResolvedInstance, viewer: Viewer, fileId: string): Promise<FileJson> {
+  async complete(tenant: ResolvedInstance, caller: Caller, { fileId }: FileInput): Promise<FileJson> {
+    const viewer = viewerOf(caller);
     const file = requireVisible(viewer, await this.find(tenant, fileId), fileId);
     if (file.status === 'Deleted') throw ApiError.conflict(`File ${fileId} has been deleted`);
     const size = await this.deps.store.stat(this.key(tenant, fileId));
@@ -83,19 +90,30 @@ export class FileService {
     return this.present(tenant, viewer, completed);
   }
 
-  async get(tenant: ResolvedInstance, viewer: Viewer, fileId: string): Promise<FileJson> {
+  async get(tenant: ResolvedInstance, caller: Caller, { fileId }: FileInput): Promise<FileJson> {
+    const viewer = viewerOf(caller);
     const file = requireVisible(viewer, await this.deps.files.findListing(tenant.instance.id, fileId), fileId);
-    return this.presentListing(tenant, viewer, file, showsPermissions(viewer), this.signing(tenant));
+    return this.present(tenant, viewer, file);
   }
 
   /** The signed GET address of a file's content; the same 404 for missing and forbidden. */
-  async contentAddress(tenant: ResolvedInstance, viewer: Viewer, fileId: string): Promise<string> {
-    const file = requireContent(viewer, await this.deps.files.findListing(tenant.instance.id, fileId), fileId);
+  async contentAddress(tenant: ResolvedInstance, caller: Caller | undefined, { fileId }: FileInput): Promise<string> {
+    const file = requireContent(viewerOf(caller), await this.deps.files.findListing(tenant.instance.id, fileId), fileId);
     return this.deps.store.presignGet(this.key(tenant, file.fileId), this.signing(tenant));
   }
 
+  /**
+   * Whether a signed upload address may still take bytes for `key`: its file exists and is not deleted
+   * (the address may outlive it, and bytes no row points to would be orphans).
+   */
+  async acceptsUpload(tenant: ResolvedInstance, key: string): Promise<boolean> {
+    const file = await this.find(tenant, key.slice(tenant.instance.address.length + 1));
+    return file !== null && file.status !== 'Deleted';
+  }
+
   /** Removes the bytes first, then marks the file Deleted: a failure leaves a file that can be deleted again. */
-  async delete(tenant: ResolvedInstance, viewer: Viewer, fileId: string): Promise<FileJson> {
+  async delete(tenant: ResolvedInstance, caller: Caller, { fileId }: FileInput): Promise<FileJson> {
+    const viewer = viewerOf(caller);
     requireManageable(viewer, await this.find(tenant, fileId), fileId);
     await this.deps.store.remove(this.key(tenant, fileId));
     const deleted = await this.deps.files.markDeleted(tenant.instance.id, fileId, this.deps.clock());
@@ -103,21 +121,32 @@ export class FileService {
     return this.present(tenant, viewer, deleted);
   }
 
-  async updateMetadata(tenant: ResolvedInstance, viewer: Viewer, fileId: string, metadata: FileMetadata): Promise<FileJson> {
+  async updateMetadata(
+    tenant: ResolvedInstance,
+    caller: Caller,
+    { fileId, metadata }: FileInput & { metadata: FileMetadata },
+  ): Promise<FileJson> {
+    const viewer = viewerOf(caller);
     requireEditable(viewer, await this.find(tenant, fileId), fileId);
     const updated = await this.deps.files.updateMetadata(tenant.instance.id, fileId, metadata, this.deps.clock());
     if (!updated) throw fileNotFound(fileId);
     return this.present(tenant, viewer, updated);
   }
 
-  async setPublic(tenant: ResolvedInstance, viewer: Viewer, fileId: string, contentPublic: boolean): Promise<FileJson> {
+  async setPublic(
+    tenant: ResolvedInstance,
+    caller: Caller,
+    { fileId, contentPublic }: FileInput & { contentPublic: boolean },
+  ): Promise<FileJson> {
+    const viewer = viewerOf(caller);
     requireManageable(viewer, await this.find(tenant, fileId), fileId);
     const updated = await this.deps.files.setPublic(tenant.instance.id, fileId, contentPublic, this.deps.clock());
     if (!updated) throw fileNotFound(fileId);
     return this.present(tenant, viewer, updated);
   }
 
-  async grant(tenant: ResolvedInstance, viewer: Viewer, fileId: string, userId: string, content: boolean): Promise<FileJson> {
+  async grant(tenant: ResolvedInstance, caller: Caller, { fileId, userId, content }: GrantInput & { content: boolean }): Promise<FileJson> {
+    const viewer = viewerOf(caller);
     requireManageable(viewer, await this.find(tenant, fileId), fileId);
     await this.requireUser(tenant, userId);
     const updated = await this.deps.files.grant(tenant.instance.id, fileId, userId, content);
@@ -125,7 +154,8 @@ export class FileService {
     return this.present(tenant, viewer, updated);
   }
 
-  async revoke(tenant: ResolvedInstance, viewer: Viewer, fileId: string, userId: string): Promise<FileJson> {
+  async revoke(tenant: ResolvedInstance, caller: Caller, { fileId, userId }: GrantInput): Promise<FileJson> {
+    const viewer = viewerOf(caller);
     requireManageable(viewer, await this.find(tenant, fileId), fileId);
     await this.requireUser(tenant, userId);
     const updated = await this.deps.files.revoke(tenant.instance.id, fileId, userId);
@@ -135,28 +165,34 @@ export class FileService {
 
   async grantMatching(
     tenant: ResolvedInstance,
-    viewer: Viewer,
-    template: FileTemplate,
-    userId: string,
-    content: boolean,
+    caller: Caller,
+    { template, userId, content }: { template: FileTemplate; userId: string; content: boolean },
   ): Promise<FileJson[]> {
+    const viewer = viewerOf(caller);
     requireOwner(viewer);
     await this.requireUser(tenant, userId);
     return this.presentAll(tenant, viewer, await this.deps.files.grantMatching(tenant.instance.id, template, userId, content));
   }
 
-  async revokeMatching(tenant: ResolvedInstance, viewer: Viewer, template: FileTemplate, userId: string): Promise<FileJson[]> {
+  async revokeMatching(
+    tenant: ResolvedInstance,
+    caller: Caller,
+    { template, userId }: { template: FileTemplate; userId: string },
+  ): Promise<FileJson[]> {
+    const viewer = viewerOf(caller);
     requireOwner(viewer);
     await this.requireUser(tenant, userId);
     return this.presentAll(tenant, viewer, await this.deps.files.revokeMatching(tenant.instance.id, template, userId));
   }
 
-  /** As `present` renders each file, with what is the same for every hit worked out once per page. */
-  async search(tenant: ResolvedInstance, viewer: Viewer, template: FileTemplate, page: Page): Promise<FileJson[]> {
+  /** The files the caller may see that match, each rendered as `present` renders it. */
+  async search(tenant: ResolvedInstance, caller: Caller, { template, page }: { template: FileTemplate; page: Page }): Promise<FileJson[]> {
+    const viewer = viewerOf(caller);
     const files = await this.deps.files.search(tenant.instance.id, template, searchScope(viewer), page);
+    // What is the same for every hit is worked out once per page.
     const permissions = showsPermissions(viewer);
     const signing = this.signing(tenant);
-    return Promise.all(files.map((file) => this.presentListing(tenant, viewer, file, permissions, signing)));
+    return Promise.all(files.map((file) => this.present(tenant, viewer, file, permissions, signing)));
   }
 
   private find(tenant: ResolvedInstance, fileId: string): Promise<FileRecord | null> {
@@ -169,23 +205,15 @@ export class FileService {
   }
 
   /** The record as this caller may see it: a fresh content address only with content rights. */
-  private async present(tenant: ResolvedInstance, viewer: Viewer, file: FileRecord): Promise<FileJson> {
-    const contentUrl = contentReadable(viewer, file)
-      ? await this.deps.store.presignGet(this.key(tenant, file.fileId), this.signing(tenant))
-      : undefined;
-    return fileJson(file, { permissions: showsPermissions(viewer), contentUrl });
-  }
-
-  /** As `present`, for a file read as a listing; `permissions` and `signing` are worked out once per page. */
-  private async presentListing(
+  private async present(
     tenant: ResolvedInstance,
     viewer: Viewer,
-    file: FileListing,
-    permissions: boolean,
-    signing: ReturnType<FileService['signing']>,
+    file: FileRecord | FileListing,
+    permissions = showsPermissions(viewer),
+    signing = this.signing(tenant),
   ): Promise<FileJson> {
     const contentUrl = contentReadable(viewer, file) ? await this.deps.store.presignGet(this.key(tenant, file.fileId), signing) : undefined;
-    return listingJson(file, { permissions, contentUrl });
+    return fileView(file, { permissions, contentUrl });
   }
 
   private presentAll(tenant: ResolvedInstance, viewer: Viewer, files: FileRecord[]): Promise<FileJson[]> {

@@ -17,35 +17,26 @@ export interface FileJson {
   permissions?: { userId: string; contentReadable: boolean }[];
 }
 
-export function fileJson(file: FileRecord, options: { permissions: boolean; contentUrl?: string }): FileJson {
-  // Built field by field rather than with conditional spreads: a search renders up to 10,000 of
-  // these, and each spread allocates an object. The key order is the order clients see.
-  const json: FileJson = { fileId: file.fileId, name: file.name, source: file.source, tags: file.tags } as FileJson;
-  if (file.title !== null) json.title = file.title;
-  if (file.description !== null) json.description = file.description;
-  json.dateCreated = file.dateCreated.toISOString();
-  json.lastUpdated = file.lastUpdated.toISOString();
-  json.status = file.status === 'Completed' ? { status: file.status, size: Number(file.size ?? 0) } : { status: file.status };
-  if (options.contentUrl) json.contentUrl = options.contentUrl;
-  json.contentPublic = file.contentPublic;
-  if (options.permissions) json.permissions = file.permissions.map((p) => ({ userId: p.userId, contentReadable: p.contentReadable }));
-  return json;
-}
+const iso = (date: Date | string) => (typeof date === 'string' ? date : date.toISOString());
+/** A search's row: its permission entries are already exactly the client's. */
+const isListing = (file: FileRecord | FileListing): file is FileListing => typeof file.dateCreated === 'string';
+const entry = (p: { userId: string; contentReadable: boolean }) => ({ userId: p.userId, contentReadable: p.contentReadable });
 
 /**
- * A search hit as fileJson renders the same file (same keys, same order), from the narrower row a
- * search reads: dates are already ISO text and the permission entries already have the client's
- * shape (built by the SQL), so a page of up to 10,000 hits allocates as little as possible.
+ * One file as the caller sees it, from a full row or from the narrower row a search reads (whose
+ * dates are already ISO text and whose permission entries already have the client's shape). Built
+ * field by field rather than with conditional spreads: a search renders up to 10,000 of these, and
+ * each spread allocates an object. The key order is the order clients see.
  */
-export function listingJson(file: FileListing, options: { permissions: boolean; contentUrl?: string }): FileJson {
+export function fileView(file: FileRecord | FileListing, options: { permissions: boolean; contentUrl?: string }): FileJson {
   const json: FileJson = { fileId: file.fileId, name: file.name, source: file.source, tags: file.tags } as FileJson;
   if (file.title !== null) json.title = file.title;
   if (file.description !== null) json.description = file.description;
-  json.dateCreated = file.dateCreated;
-  json.lastUpdated = file.lastUpdated;
+  json.dateCreated = iso(file.dateCreated);
+  json.lastUpdated = iso(file.lastUpdated);
   json.status = file.status === 'Completed' ? { status: file.status, size: Number(file.size ?? 0) } : { status: file.status };
   if (options.contentUrl) json.contentUrl = options.contentUrl;
   json.contentPublic = file.contentPublic;
-  if (options.permissions) json.permissions = file.permissions;
+  if (options.permissions) json.permissions = isListing(file) ? file.permissions : file.permissions.map(entry);
   return json;
 }

@@ -93,6 +93,17 @@ export class SignupService {
     });
     return created;
   }
+
+  /**
+   * Creates an instance for the operator, outside public sign-up (so reserved names such as `admin`
+   * are allowed); does nothing when it exists. Its address and whether it was created.
+   */
+  async provision(owner: Omit<SignupInput, 'passRepeat'>): Promise<{ address: string; created: boolean }> {
+    const address = `${owner.username}.${this.clusterDomain}`;
+    if (await this.instances.findByAddress(address)) return { address, created: false };
+    await this.signup(address, { ...owner, passRepeat: owner.pass });
+    return { address, created: true };
+  }
 }
 
 function taken(address: string): ApiError {

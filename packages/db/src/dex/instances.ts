@@ -1,27 +1,48 @@
 // Instances registered at dex: address, public key, fingerprint and trust state.
 import type { DexDb } from '../clients';
 import type { RegisteredInstance } from '../generated/dex/client';
+import { sqlOn, transaction, type Sql } from '../sql';
 
 /** What storing a freshly fetched key did: first key or same key, or a key that differs from the trusted one. */
 export type KeyOutcome = 'registered' | 'key-mismatch';
 
-export class RegisteredInstanceRepository {
-  constructor(private readonly db: DexDb) {}
+const COLUMNS = `"address", "clusterDomain", "publicKeyPem", "fingerprint", "pendingKeyPem", "state", "registeredAt", "updatedAt"`;
+const FIND = `SELECT ${COLUMNS} FROM "RegisteredInstance" WHERE "address" = $1`;
 
-  find(address: string): Promise<RegisteredInstance | null> {
-    return this.db.registeredInstance.findUnique({ where: { address } });
+/** The stored state is `key-mismatch`; the schema's name for it (and so the type's) is `key_mismatch`. */
+type Row = Omit<RegisteredInstance, 'state'> & { state: 'pending' | 'registered' | 'key-mismatch' };
+
+function registered(row: Row): RegisteredInstance {
+  return { ...row, state: row.state === 'key-mismatch' ? 'key_mismatch' : row.state };
+}
+
+export class RegisteredInstanceRepository {
+  private readonly sql: Sql;
+
+  constructor(private readonly db: DexDb) {
+    this.sql = sqlOn(db.pool);
+  }
+
+  async find(address: string): Promise<RegisteredInstance | null> {
+    const [row] = await this.sql.prepared<Row>(FIND, [address]);
+    return row ? registered(row) : null;
   }
 
   /**
-   * Creates the row in state pending unless the address is already known. One INSERT … ON CONFLICT
-   * statement: a Prisma upsert is a read then a write, so two concurrent registrations of one address
-   * (the client's and the worker's) could both try the insert and one would fail.
+   * Creates the row in state pending unless the address is already known. INSERT … ON CONFLICT, so two
+   * concurrent registrations of one address (the client's and the worker's) cannot both try the
+   * insert and one fail.
    */
   async ensure(address: string, clusterDomain: string): Promise<RegisteredInstance> {
-    await this.db.$executeRaw`
-      INSERT INTO "RegisteredInstance" ("address", "clusterDomain", "updatedAt") VALUES (${address}, ${clusterDomain}, now())
-      ON CONFLICT ("address") DO NOTHING`;
-    return this.db.registeredInstance.findUniqueOrThrow({ where: { address } });
+    const now = new Date();
+    await this.sql.count(
+      `INSERT INTO "RegisteredInstance" ("address", "clusterDomain", "registeredAt", "updatedAt")
+      VALUES ($1, $2, $3::timestamptz, $3::timestamptz) ON CONFLICT ("address") DO NOTHING`,
+      [address, clusterDomain, now],
+    );
+    const found = await this.find(address);
+    if (!found) throw new Error(`registered instance ${address} vanished while being ensured`);
+    return found;
   }
 
   /**
@@ -30,16 +51,19 @@ export class RegisteredInstanceRepository {
    * row is never touched. True when a row was removed.
    */
   async forgetUnkeyed(address: string): Promise<boolean> {
-    const { count } = await this.db.registeredInstance.deleteMany({ where: { address, state: 'pending', fingerprint: null } });
+    const count = await this.sql.count(
+      `DELETE FROM "RegisteredInstance" WHERE "address" = $1 AND "state" = 'pending' AND "fingerprint" IS NULL`,
+      [address],
+    );
     return count > 0;
   }
 
   /** Removes every pending, never-keyed row last touched before `before`; how many. */
-  async forgetUnkeyedBefore(before: Date): Promise<number> {
-    const { count } = await this.db.registeredInstance.deleteMany({
-      where: { state: 'pending', fingerprint: null, updatedAt: { lt: before } },
-    });
-    return count;
+  forgetUnkeyedBefore(before: Date): Promise<number> {
+    return this.sql.count(
+      `DELETE FROM "RegisteredInstance" WHERE "state" = 'pending' AND "fingerprint" IS NULL AND "updatedAt" < $1::timestamptz`,
+      [before],
+    );
   }
 
   /**
@@ -48,22 +72,24 @@ export class RegisteredInstanceRepository {
    * Null when the address is not registered at all.
    */
   recordKey(address: string, publicKeyPem: string, fingerprint: string): Promise<KeyOutcome | null> {
-    return this.db.$transaction(async (tx) => {
+    return transaction(this.db.pool, async (tx) => {
       // Row lock: two fetches of the same address must not both see "no key yet".
-      const locked = await tx.$queryRaw<
-        { address: string }[]
-      >`select address from "RegisteredInstance" where address = ${address} for update`;
-      if (locked.length === 0) return null;
-      const row = await tx.registeredInstance.findUniqueOrThrow({ where: { address } });
+      const [row] = await tx.prepared<Row>(`${FIND} FOR UPDATE`, [address]);
+      if (!row) return null;
       if (row.fingerprint === null) {
-        await tx.registeredInstance.update({
-          where: { address },
-          data: { publicKeyPem, fingerprint, state: 'registered', pendingKeyPem: null },
-        });
+        await tx.count(
+          `UPDATE "RegisteredInstance" SET "publicKeyPem" = $2, "fingerprint" = $3, "state" = 'registered', "pendingKeyPem" = NULL,
+            "updatedAt" = $4::timestamptz
+          WHERE "address" = $1`,
+          [address, publicKeyPem, fingerprint, new Date()],
+        );
         return 'registered';
       }
       if (row.fingerprint === fingerprint) return row.state === 'registered' ? 'registered' : 'key-mismatch';
-      await tx.registeredInstance.update({ where: { address }, data: { state: 'key_mismatch', pendingKeyPem: publicKeyPem } });
+      await tx.count(
+        `UPDATE "RegisteredInstance" SET "state" = 'key-mismatch', "pendingKeyPem" = $2, "updatedAt" = $3::timestamptz WHERE "address" = $1`,
+        [address, publicKeyPem, new Date()],
+      );
       return 'key-mismatch';
     });
   }
@@ -74,25 +100,29 @@ export class RegisteredInstanceRepository {
     if (!row || row.state !== 'key_mismatch') return false;
     const publicKeyPem = row.pendingKeyPem ?? row.publicKeyPem;
     if (!publicKeyPem) return false;
-    const { count } = await this.db.registeredInstance.updateMany({
+    const count = await this.sql.count(
+      `UPDATE "RegisteredInstance"
+      SET "publicKeyPem" = $3, "fingerprint" = $4, "pendingKeyPem" = NULL, "state" = 'registered', "updatedAt" = $5::timestamptz
+      WHERE "address" = $1 AND "state" = 'key-mismatch' AND "updatedAt" = $2::timestamptz`,
       // Only if nothing changed since it was read.
-      where: { address, state: 'key_mismatch', updatedAt: row.updatedAt },
-      data: { publicKeyPem, fingerprint: fingerprintOf(publicKeyPem), pendingKeyPem: null, state: 'registered' },
-    });
+      [address, row.updatedAt, publicKeyPem, fingerprintOf(publicKeyPem), new Date()],
+    );
     return count > 0;
   }
 
   /** Registered (trusted) instances of a cluster, in address order. */
   async registeredIn(clusterDomain: string): Promise<string[]> {
-    const rows = await this.db.registeredInstance.findMany({
-      where: { clusterDomain, state: 'registered' },
-      select: { address: true },
-      orderBy: { address: 'asc' },
-    });
+    const rows = await this.sql.prepared<{ address: string }>(
+      `SELECT "address" FROM "RegisteredInstance" WHERE "clusterDomain" = $1 AND "state" = 'registered' ORDER BY "address"`,
+      [clusterDomain],
+    );
     return rows.map((r) => r.address);
   }
 
-  list(options: { take?: number } = {}): Promise<RegisteredInstance[]> {
-    return this.db.registeredInstance.findMany({ orderBy: { address: 'asc' }, take: options.take ?? 1000 });
+  async list(options: { take?: number } = {}): Promise<RegisteredInstance[]> {
+    const rows = await this.sql.prepared<Row>(`SELECT ${COLUMNS} FROM "RegisteredInstance" ORDER BY "address" LIMIT $1`, [
+      options.take ?? 1000,
+    ]);
+    return rows.map(registered);
   }
 }

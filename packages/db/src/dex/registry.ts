@@ -1,43 +1,57 @@
 // Dex's trust roots: certified cluster domains and administrator addresses. Seeding is idempotent.
 import type { DexDb } from '../clients';
+import { sqlOn, type Sql } from '../sql';
 
 export class CertifiedClusterRepository {
-  constructor(private readonly db: DexDb) {}
+  private readonly sql: Sql;
+
+  constructor(db: DexDb) {
+    this.sql = sqlOn(db.pool);
+  }
 
   async ensure(domains: string[]): Promise<void> {
     if (domains.length === 0) return;
-    await this.db.certifiedCluster.createMany({ data: domains.map((domain) => ({ domain })), skipDuplicates: true });
+    await this.sql.count(
+      `INSERT INTO "CertifiedCluster" ("domain", "createdAt") SELECT d, $2::timestamptz FROM unnest($1::text[]) AS d ON CONFLICT DO NOTHING`,
+      [domains, new Date()],
+    );
   }
 
   async isCertified(domain: string): Promise<boolean> {
-    return (await this.db.certifiedCluster.count({ where: { domain } })) > 0;
+    return (await this.sql.prepared(`SELECT 1 FROM "CertifiedCluster" WHERE "domain" = $1`, [domain])).length > 0;
   }
 
   async list(): Promise<string[]> {
-    const rows = await this.db.certifiedCluster.findMany({ orderBy: { domain: 'asc' } });
+    const rows = await this.sql.prepared<{ domain: string }>(`SELECT "domain" FROM "CertifiedCluster" ORDER BY "domain"`, []);
     return rows.map((r) => r.domain);
   }
 }
 
 export class AdminRepository {
-  constructor(private readonly db: DexDb) {}
+  private readonly sql: Sql;
+
+  constructor(db: DexDb) {
+    this.sql = sqlOn(db.pool);
+  }
 
   async ensure(addresses: string[]): Promise<void> {
     if (addresses.length === 0) return;
-    await this.db.admin.createMany({ data: addresses.map((address) => ({ address })), skipDuplicates: true });
+    await this.sql.count(
+      `INSERT INTO "Admin" ("address", "createdAt") SELECT a, $2::timestamptz FROM unnest($1::text[]) AS a ON CONFLICT DO NOTHING`,
+      [addresses, new Date()],
+    );
   }
 
   async remove(address: string): Promise<boolean> {
-    const { count } = await this.db.admin.deleteMany({ where: { address } });
-    return count > 0;
+    return (await this.sql.count(`DELETE FROM "Admin" WHERE "address" = $1`, [address])) > 0;
   }
 
   async isAdmin(address: string): Promise<boolean> {
-    return (await this.db.admin.count({ where: { address } })) > 0;
+    return (await this.sql.prepared(`SELECT 1 FROM "Admin" WHERE "address" = $1`, [address])).length > 0;
   }
 
   async list(): Promise<string[]> {
-    const rows = await this.db.admin.findMany({ orderBy: { address: 'asc' } });
+    const rows = await this.sql.prepared<{ address: string }>(`SELECT "address" FROM "Admin" ORDER BY "address"`, []);
     return rows.map((r) => r.address);
   }
 }

@@ -1,0 +1,150 @@
+// What the owner can do with the selected files at once: share, public link on or off, delete, and
+// rename when one is selected.
+import { useState } from 'preact/hooks';
+import { deleteFile, forEachFile, setPublic, share, type Outcome } from '../../files/actions';
+import { countWords } from '../../ui';
+import type { UserAccount } from '../../types';
+
+/** "Shared 3 files with bob", and what failed, if anything did. */
+export function outcomeWords(outcome: Outcome, done: (files: string) => string): { message?: string; error?: string } {
+  const { done: succeeded, failed } = outcome;
+  const message = succeeded.length ? done(countWords(succeeded.length)) : undefined;
+  if (failed.length === 0) return { message };
+  const first = failed[0] as Outcome['failed'][number];
+  const error = `${countWords(failed.length)} could not be changed (${first.fileId}: ${first.message})`;
+  return { message, error: message ? `${message}; ${error}` : error };
+}
+
+export function SelectionBar({
+  selected,
+  total,
+  users,
+  onSelectAll,
+  onClear,
+  onRename,
+  onChanged,
+}: {
+  selected: string[];
+  /** Files matching the filter: "Select all 250" is offered while fewer are selected. */
+  total: number;
+  users: UserAccount[];
+  onSelectAll: () => void;
+  onClear: () => void;
+  /** Given when one file is selected and shown, to rename it where it is. */
+  onRename?: () => void;
+  onChanged: (result: { message?: string; error?: string }) => void;
+}) {
+  const [sharing, setSharing] = useState(false);
+  const [userId, setUserId] = useState('');
+  const [content, setContent] = useState(true);
+  const [busy, setBusy] = useState(false);
+  const people = users.filter((user) => user.kind === 'user');
+
+  const run = async (action: (fileId: string) => Promise<unknown>, done: (files: string) => string) => {
+    setBusy(true);
+    const outcome = await forEachFile(selected, action);
+    setBusy(false);
+    setSharing(false);
+    onChanged(outcomeWords(outcome, done));
+  };
+  const count = countWords(selected.length);
+
+  return (
+    <section class="selection" aria-label="Selected files">
+      <div class="selection-row">
+        <strong>{selected.length.toLocaleString('en')} selected</strong>
+        {selected.length < total ? (
+          <button type="button" class="link" onClick={onSelectAll}>
+            Select all {total.toLocaleString('en')}
+          </button>
+        ) : null}
+        <div class="actions">
+          <button type="button" class="secondary" disabled={busy} aria-expanded={sharing} onClick={() => setSharing(!sharing)}>
+            Share…
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            disabled={busy}
+            onClick={() =>
+              void run(
+                (id) => setPublic(id, true),
+                (f) => `Public link on for ${f}`,
+              )
+            }
+          >
+            Make public
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            disabled={busy}
+            onClick={() =>
+              void run(
+                (id) => setPublic(id, false),
+                (f) => `Public link off for ${f}`,
+              )
+            }
+          >
+            Make private
+          </button>
+          {onRename ? (
+            <button type="button" class="secondary" disabled={busy} onClick={onRename}>
+              Rename
+            </button>
+          ) : null}
+          <button
+            type="button"
+            class="danger"
+            disabled={busy}
+            onClick={() => confirm(`Delete ${count}? This cannot be undone.`) && void run(deleteFile, (f) => `Deleted ${f}`)}
+          >
+            Delete
+          </button>
+          <button type="button" class="link" onClick={onClear}>
+            Clear selection
+          </button>
+        </div>
+      </div>
+      {sharing ? (
+        <form
+          class="share-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const name = people.find((user) => user.userId === userId)?.username ?? 'them';
+            if (userId)
+              void run(
+                (id) => share(id, userId, content),
+                (f) => `Shared ${f} with ${name}`,
+              );
+          }}
+        >
+          <div class="field">
+            <label for="share-selection">Share {count} with</label>
+            <select id="share-selection" value={userId} required onChange={(e) => setUserId(e.currentTarget.value)}>
+              <option value="">Choose a person</option>
+              {people.map((user) => (
+                <option key={user.userId} value={user.userId}>
+                  {user.username}
+                </option>
+              ))}
+            </select>
+          </div>
+          <label class="checkbox">
+            <input type="checkbox" checked={content} onChange={(e) => setContent(e.currentTarget.checked)} />
+            They may open the files too (not only see their details)
+          </label>
+          <div class="actions">
+            <button type="submit" disabled={busy || people.length === 0}>
+              Share
+            </button>
+            <button type="button" class="secondary" onClick={() => setSharing(false)}>
+              Cancel
+            </button>
+          </div>
+          {people.length === 0 ? <p class="muted">Nobody to share with yet: add people under Users.</p> : null}
+        </form>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,49 @@
+// Dex's route table; the OpenAPI document is made from the same declarations.
+import { healthRoutes, openApiDocument, openApiRoute, text, type RateLimit, type ReadinessCheck } from '@pds/http';
+import { appRoutes } from './apps/routes';
+import type { AppUpdateService } from './apps/service';
+import { registrationRoutes } from './registration/routes';
+import type { RegistrationService } from './registration/service';
+import { describeAccess, route, type DexRoute } from './route';
+
+export interface DexRouteServices {
+  readiness: Record<string, ReadinessCheck>;
+  publicKeyPem: string;
+  registration: RegistrationService;
+  registerLimit: RateLimit;
+  apps: AppUpdateService;
+}
+
+export function dexRouteTable(s: DexRouteServices): DexRoute[] {
+  return [
+    ...healthRoutes('public', s.readiness),
+    route({
+      method: 'get',
+      path: '/publickey',
+      access: 'public',
+      tag: 'meta',
+      summary: "Dex's RSA public key (PEM) that verifies its app-push tokens",
+      responses: { 200: { description: 'PEM', contentType: 'text/plain' } },
+      handle: async () => text('text/plain; charset=utf-8', s.publicKeyPem),
+    }),
+    openApiRoute('public', dexOpenApi),
+    ...registrationRoutes(s.registration, s.registerLimit),
+    ...appRoutes(s.apps),
+  ];
+}
+
+let built: Record<string, unknown> | undefined;
+
+/** Built once per process, from the declarations alone (their handlers are never called for it). */
+export function dexOpenApi(): Record<string, unknown> {
+  const nothing = new Proxy({}, { get: () => undefined }) as never;
+  return (built ??= openApiDocument(
+    {
+      title: 'PDS dex',
+      version: '3',
+      description: 'The exchange: instance registration and certified applications. Errors are `{error, message}`.',
+    },
+    dexRouteTable({ ...(nothing as DexRouteServices), readiness: {} }),
+    describeAccess,
+  ));
+}

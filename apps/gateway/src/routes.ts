@@ -1,0 +1,75 @@
+// The gateway's route table, in the order both dispatchers try them. Each feature declares its own
+// routes (its routes.ts); this joins them. The OpenAPI document is made from the same table.
+import { healthRoutes, openApiRoute, type RateLimit, type ReadinessCheck } from '@pds/http';
+import type { LocalBlobStore } from '@pds/storage';
+import type { DexPushService } from './apps/dex-push';
+import { applicationRoutes } from './apps/routes';
+import type { ApplicationService } from './apps/service';
+import type { LoginService } from './auth/login';
+import { authRoutes } from './auth/routes';
+import type { AuthService } from './auth/service';
+import { blobRoutes } from './blobs/routes';
+import type { ConsolePages } from './console';
+import { debitRoutes } from './data/debit-routes';
+import type { BundleService } from './data/bundles';
+import type { DebitService } from './data/debits';
+import { dataGrantRoutes } from './data/grant-routes';
+import type { DataGrantService } from './data/grants';
+import { dataRoutes } from './data/routes';
+import type { DataService } from './data/service';
+import { fileRoutes } from './files/routes';
+import type { FileService } from './files/service';
+import type { InstanceRegistry } from './instances/registry';
+import { gatewayOpenApi } from './openapi';
+import type { GatewayRoute } from './route';
+import { signupRoutes } from './signup/routes';
+import type { SignupService } from './signup/service';
+import { userRoutes } from './users/routes';
+import type { UserService } from './users/service';
+
+/** What the routes' handlers call. */
+export interface RouteServices {
+  readiness: Record<string, ReadinessCheck>;
+  signup: SignupService;
+  signupLimit: RateLimit;
+  registry: InstanceRegistry;
+  auth: AuthService;
+  logins: LoginService;
+  pages: ConsolePages | undefined;
+  /** The local store, whose signed addresses the gateway serves; none with S3 (the store serves them). */
+  localStore: LocalBlobStore | undefined;
+  files: FileService;
+  users: UserService;
+  apps: ApplicationService;
+  push: DexPushService;
+  data: DataService;
+  grants: DataGrantService;
+  debits: DebitService;
+  bundles: BundleService;
+}
+
+export function routeTable(s: RouteServices): GatewayRoute[] {
+  const routes: GatewayRoute[] = [
+    ...healthRoutes('public', s.readiness),
+    openApiRoute('public', () => gatewayOpenApi()),
+    ...signupRoutes(s.signup, s.registry, s.auth, s.signupLimit),
+    ...authRoutes(s.auth, s.logins, s.pages),
+    ...(s.localStore ? blobRoutes(s.localStore, s.files) : []),
+    ...userRoutes(s.users),
+    ...applicationRoutes(s.apps, s.push),
+    ...dataRoutes(s.data),
+    ...dataGrantRoutes(s.grants),
+    ...debitRoutes(s.debits, s.bundles),
+    ...fileRoutes(s.files),
+  ];
+  return routes;
+}
+
+/**
+ * The declarations alone, every route included (the local store's addresses too), for the document:
+ * their handlers are never called, so no service stands behind them.
+ */
+export function declaredRoutes(): GatewayRoute[] {
+  const nothing = new Proxy({}, { get: () => undefined }) as never;
+  return routeTable({ ...(nothing as RouteServices), readiness: {}, localStore: nothing });
+}

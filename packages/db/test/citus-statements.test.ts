@@ -1,0 +1,208 @@
+// Every statement the product sends while a gateway is driven through its features, captured by the
+// hook in packages/db/src/sql.ts, must run unchanged on tables distributed by "instanceId": each use of
+// a tenant table filtered or joined on it, RETURNING clauses that list columns (no enum cast, now() or
+// to_char for Citus to refuse), and times and ids bound as values in writes.
+import pg from 'pg';
+import type { SigningKeys } from '@pds/tokens';
+import { databaseChecks, FileRepository, GatewayDexStateRepository, listenToStatements } from '@pds/db';
+import { addUser, callerRequests, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import { appRecord, installApp, startGatewayWithDex } from '../../../apps/gateway/test/apps-fixtures';
+import { call, uploadFile } from '../../../apps/gateway/test/files-support';
+import { statementProblems, tenantTables } from './citus-rules';
+
+let gw: TestGateway;
+let dex: SigningKeys;
+let tenant: string[];
+
+beforeAll(async () => {
+  ({ gw, dex } = await startGatewayWithDex());
+  const client = new pg.Client({ connectionString: gw.databaseUrl });
+  await client.connect();
+  try {
+    tenant = await tenantTables(client);
+  } finally {
+    await client.end();
+  }
+});
+afterAll(() => gw.close());
+
+describe('the statement check', () => {
+  it.each([
+    // What Prisma sent at sign-up, and Citus refused.
+    [
+      'INSERT INTO "Instance" ("id", "address") VALUES ($1, $2) RETURNING "id", "dexState"::text',
+      [],
+      ['RETURNING computes "dexState"::text'],
+    ],
+    ['UPDATE "File" SET "status" = $2 WHERE "fileId" = $1', ['File'], ['"File" is not filtered or joined on instanceId']],
+    ['DELETE FROM "User" WHERE "id" = $1', ['User'], ['"User" is not filtered or joined on instanceId']],
+    [
+      'SELECT f."fileId" FROM "File" f JOIN "FilePermission" p ON p."fileId" = f."fileId" WHERE f."instanceId" = $1',
+      ['File', 'FilePermission'],
+      ['"FilePermission" p is not filtered or joined on instanceId'],
+    ],
+    [
+      'INSERT INTO "DataGrant" ("userId", "namespace") VALUES ($1, $2)',
+      ['DataGrant'],
+      ['INSERT INTO "DataGrant" does not write instanceId'],
+    ],
+    [
+      'UPDATE "File" SET "lastUpdated" = now() WHERE "instanceId" = $1 RETURNING "fileId", to_char("lastUpdated", $2)',
+      ['File'],
+      ['RETURNING computes to_char("lastUpdated", $2)', 'writes with now: pass the value as a parameter'],
+    ],
+  ])('finds what Citus would refuse in %s', (text, tables, problems) => {
+    expect(statementProblems(text, tables)).toEqual(problems);
+  });
+
+  it('passes statements scoped to one instance that return columns', () => {
+    const text = `WITH f AS (UPDATE "File" SET "status" = 'Deleted' WHERE "instanceId" = $1::uuid AND "fileId" = $2 RETURNING *)
+      SELECT f."fileId", (SELECT json_agg(p."userId") FROM "FilePermission" p WHERE p."instanceId" = f."instanceId") FROM f`;
+    expect(statementProblems(text, ['File', 'FilePermission'])).toEqual([]);
+  });
+});
+
+describe('what the gateway sends through a journey over every feature', () => {
+  it('filters or joins each tenant table on instanceId and computes nothing in RETURNING', async () => {
+    const sent = new Set<string>();
+    listenToStatements((text) => sent.add(text));
+    try {
+      await journey();
+    } finally {
+      listenToStatements(undefined);
+    }
+
+    const refused = [...sent].flatMap((text) => {
+      const problems = statementProblems(text, tenant);
+      return problems.length > 0 ? [{ text: text.replace(/\s+/g, ' '), problems }] : [];
+    });
+    expect(refused).toEqual([]);
+    // The journey reached every tenant table, so the check covered each of them.
+    expect(tenant.filter((table) => ![...sent].some((text) => text.includes(`"${table}"`)))).toEqual([]);
+    expect(sent.size).toBeGreaterThan(60);
+  });
+});
+
+/** Sign-up, accounts, files, apps, data records, links, grants, bundles, debits and the workers' statements. */
+async function journey(): Promise<void> {
+  const alice = await signUp(gw.app, 'alice');
+  const bob = await signUp(gw.app, 'bob');
+  const carol = await addUser(gw.app, alice, 'carol');
+  const owner = callerRequests(gw.app, alice, alice.address);
+  await owner.get('/users/user').expect(200);
+  await owner.put(`/users/user/${carol.userId}/disable`).expect(200);
+  await owner.put(`/users/user/${carol.userId}/enable`).expect(200);
+  const dave = await addUser(gw.app, alice, 'dave');
+  await owner.delete(`/users/user/${dave.userId}`).expect(200);
+
+  await files(alice, carol);
+  const notes = await installApp(gw, dex, alice, appRecord('notes'));
+  await owner.get('/api/v2.6/applications').expect(200);
+  await data(alice, notes, carol);
+  await owner.post('/api/v2.6/applications/notes/disable').expect(200);
+  await callerRequests(gw.app, bob, bob.address).get('/api/v2.6/data/notes/items').expect(200);
+  await workers();
+}
+
+async function files(alice: SignedUp, carol: { userId: string; token: string }): Promise<void> {
+  const as = { address: alice.address, token: alice.token };
+  const file = await uploadFile(gw, as, { name: 'journey.txt', source: 'citus', tags: ['a'], title: 'A journey' });
+  await uploadFile(gw, as, { name: 'journey.txt', source: 'citus' });
+  await call(gw, 'get', `/file/${file.fileId}`, as).expect(200);
+  await call(gw, 'get', `/content/${file.fileId}`, as).expect(303);
+  await call(gw, 'post', '/search', as, { source: 'citus', tags: ['a'], title: 'journ' }).expect(200);
+  await call(gw, 'put', `/file/${file.fileId}`, as, { name: 'renamed.txt', tags: ['b'], description: 'moved' }).expect(200);
+  await call(gw, 'get', `/allowAccess/${file.fileId}/${carol.userId}?content=true`, as).expect(200);
+  await call(gw, 'post', '/search', { address: alice.address, token: carol.token }, { source: 'citus' }).expect(200);
+  await call(gw, 'get', `/restrictAccess/${file.fileId}/${carol.userId}`, as).expect(200);
+  await call(gw, 'post', `/allowAccess/${carol.userId}`, as, { source: 'citus' }).expect(200);
+  await call(gw, 'post', `/restrictAccess/${carol.userId}`, as, { source: 'citus' }).expect(200);
+  await call(gw, 'get', `/allowAccessPublic/${file.fileId}`, as).expect(200);
+  await call(gw, 'get', `/restrictAccessPublic/${file.fileId}`, as).expect(200);
+  await call(gw, 'delete', `/file/${file.fileId}`, as).expect(200);
+  await call(gw, 'post', '/upload', as, { name: 'abandoned.txt', source: 'citus' }).expect(200);
+}
+
+async function data(alice: SignedUp, notes: { token: string; userId: string }, carol: { userId: string; token: string }): Promise<void> {
+  const owner = callerRequests(gw.app, alice, alice.address);
+  const app = callerRequests(gw.app, notes, alice.address);
+  const written = await app
+    .post('/api/v2.6/data/notes/items')
+    .send([
+      { text: 'run one', rank: 2 },
+      { text: 'walk', rank: 1 },
+    ])
+    .expect(201);
+  const [first, second] = (written.body as { recordId: string }[]).map((r) => r.recordId) as [string, string];
+  await app.get('/api/v2.6/data/notes/items?orderBy=rank&ordering=descending&take=10').expect(200);
+  await app.get('/api/v2.6/data/notes/items').expect(200);
+  await app
+    .put('/api/v2.6/data')
+    .send([{ recordId: first, data: { text: 'run two', rank: 3 } }])
+    .expect(201);
+  await app.post(`/api/v2.6/data-link?records=${first}&records=${second}`).expect(201);
+  await owner.get(`/api/v2.6/data-record/${first}`).expect(200);
+  await owner
+    .post('/api/v2.6/data-batch')
+    .send([{ endpoint: 'notes/items', data: { text: 'batch' }, links: [{ endpoint: 'notes/places', data: { place: 'Lisbon' } }] }])
+    .expect(201);
+  await owner.get('/api/v2.6/data/sources').expect(200);
+  await owner.delete(`/api/v2.6/data?records=${second}`).expect(200);
+  await owner.post('/api/v2.6/data/scratch/items').send({ n: 1 }).expect(201);
+  await owner.delete('/api/v2.6/data/scratch/items').expect(200);
+
+  await owner.post('/api/v2.6/data-grants').send({ userId: carol.userId, namespace: 'notes', access: 'read' }).expect(201);
+  await owner.get(`/api/v2.6/data-grants?userId=${carol.userId}`).expect(200);
+  await callerRequests(gw.app, carol, alice.address).get('/api/v2.6/data/notes/items').expect(200);
+  await owner.delete('/api/v2.6/data-grants').send({ userId: carol.userId, namespace: 'notes', access: 'read' }).expect(200);
+
+  const bundle = {
+    p: {
+      endpoints: [
+        {
+          endpoint: 'notes/items',
+          filters: [{ field: 'text', operator: { operator: 'find', search: 'run' } }],
+          links: [{ endpoint: 'notes/places' }],
+        },
+      ],
+      orderBy: 'rank',
+    },
+  };
+  await owner.post('/api/v2.6/data-bundle/journey').send({ name: 'journey', bundle }).expect(201);
+  await owner.get('/api/v2.6/data-bundle/journey').expect(200);
+  const terms = {
+    dataDebitKey: 'reader',
+    purpose: 'Reading notes',
+    start: gw.clock().toISOString(),
+    period: 3600,
+    termsUrl: 'https://reader.example/terms',
+    cancelAtPeriodEnd: false,
+    requestClientName: 'Reader',
+    requestClientUrl: 'https://reader.example',
+    requestClientLogoUrl: 'https://reader.example/logo.png',
+    holderUserId: carol.userId,
+    bundle: { name: 'reader-bundle', bundle: { notes: { endpoints: [{ endpoint: 'notes/items' }] } } },
+  };
+  await owner.post('/api/v2.6/data-debit/reader').send(terms).expect(201);
+  await owner.get('/api/v2.6/data-debit/reader/enable').expect(200);
+  await callerRequests(gw.app, carol, alice.address).get('/api/v2.6/data-debit/reader/values').expect(200);
+  await owner
+    .put('/api/v2.6/data-debit/reader')
+    .send({ ...terms, purpose: 'Reading more' })
+    .expect(200);
+  await owner.get('/api/v2.6/data-debit').expect(200);
+  await owner.get('/api/v2.6/data-debit/reader/disable').expect(200);
+}
+
+/** The workers' statements: the upload sweep and dex registration's bookkeeping. */
+async function workers(): Promise<void> {
+  const files = new FileRepository(gw.db);
+  const later = new Date(Date.now() + 3_600_000);
+  const abandoned = await files.abandonedUploads(later, 10);
+  expect(abandoned.length).toBeGreaterThan(0);
+  await files.liveFiles(abandoned.map(({ address, fileId }) => ({ address, fileId })));
+  for (const upload of abandoned) await files.removeAbandoned(upload.instanceId, upload.fileId, later, async () => undefined);
+  const dexState = new GatewayDexStateRepository(gw.db);
+  for (const address of await dexState.pendingAddresses()) await dexState.set(address, 'registered');
+  for (const check of Object.values(databaseChecks('gateway', gw.db))) await check();
+}

@@ -1,0 +1,38 @@
+// The one renderer: every answer and every refusal of both dispatchers is written here, the same bytes
+// whichever dispatcher served the request.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../logger';
+import { toApiError } from '../middleware';
+import type { Reply } from './route';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function sendReply(res: ServerResponse, reply: Reply): void {
+  if (reply.headers) for (const name in reply.headers) res.setHeader(name, reply.headers[name] as string);
+  let body: string | undefined;
+  if (reply.json !== undefined) {
+    body = JSON.stringify(reply.json);
+    res.setHeader('Content-Type', JSON_TYPE);
+  } else if (reply.text) {
+    body = reply.text.body;
+    res.setHeader('Content-Type', reply.text.type);
+  }
+  // Always a length (0 without a body): node would answer chunked otherwise.
+  res.setHeader('Content-Length', body === undefined ? 0 : Buffer.byteLength(body));
+  res.statusCode = reply.status;
+  res.end(body);
+}
+
+/** `{error, message}` with the catalogue's status; a 5xx is logged with the request's id, never shown. */
+export function sendError(res: ServerResponse, error: unknown, logger: Logger): void {
+  const apiError = toApiError(error);
+  const req = res.req as IncomingMessage | undefined;
+  if (apiError.status >= 500) logger.error({ err: error, reqId: req?.id }, 'request failed');
+  // Part of an answer is out (a stream failed midway): the client must not take it for a whole one.
+  if (res.headersSent) return void res.destroy();
+  sendReply(res, {
+    status: apiError.status,
+    headers: apiError.extra.headers,
+    json: { error: apiError.kind, message: apiError.message, ...apiError.extra.body },
+  });
+}
