@@ -1,13 +1,16 @@
 // The server-side half of the BlobStore contract, on both adapters: streaming writes and reads, listing
 // and removing by prefix (what exports, imports and purges use). The local store runs on its own folder;
-// S3 against the real server test/global-setup.ts provides.
+// S3 against the server test/global-setup.ts provides and the replicated ones of the storage contract
+// (test/support/replicated-s3.ts: Swift with a 3-replica ring, Ceph's RADOS Gateway), where installed.
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'minio';
 import { loadConfig } from '@pds/config';
+import type { S3Settings } from '../../../scripts/lib/s3';
 import { requireEnv } from '../../../test/support/gateway';
+import { REPLICATED_S3, replicatedS3 } from '../../../test/support/replicated-s3';
 import { BlobTooLargeError, createBlobStore, LocalBlobStore, removeOrphans, type BlobStore } from '../src';
 import { deriveKey } from '../src/keys';
 
@@ -25,33 +28,39 @@ function localSubject(): Subject & { dir: string; masterKey: Buffer } {
   return { store, dir, masterKey, close: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-function s3Options() {
-  return {
-    endpoint: requireEnv('TEST_S3_ENDPOINT'),
-    accessKey: requireEnv('TEST_S3_ACCESS_KEY'),
-    secretKey: requireEnv('TEST_S3_SECRET_KEY'),
-    region: requireEnv('TEST_S3_REGION'),
-    bucket: 'pds-storage-streams',
-  };
-}
+const BUCKET = 'pds-storage-streams';
 
-async function s3Subject(): Promise<Subject> {
-  const o = s3Options();
+const globalS3 = async (): Promise<Required<S3Settings>> => ({
+  endpoint: requireEnv('TEST_S3_ENDPOINT'),
+  accessKey: requireEnv('TEST_S3_ACCESS_KEY'),
+  secretKey: requireEnv('TEST_S3_SECRET_KEY'),
+  region: requireEnv('TEST_S3_REGION'),
+});
+
+/** [name, the server's settings]: the run's own S3, then each replicated server that is installed (started once per run). */
+const S3_SERVERS: [string, () => Promise<Required<S3Settings>>][] = [
+  ['s3 (swift)', globalS3],
+  ...REPLICATED_S3.filter((server) => !server.missing()).map((server): [string, () => Promise<Required<S3Settings>>] => [
+    `s3 (${server.name})`,
+    async () => (await replicatedS3(server)).settings,
+  ]),
+];
+
+async function s3Subject(o: Required<S3Settings>): Promise<Subject> {
   const config = loadConfig({
     STORAGE: 's3',
     S3_ENDPOINT: o.endpoint,
     S3_ACCESS_KEY: o.accessKey,
     S3_SECRET_KEY: o.secretKey,
     S3_REGION: o.region,
-    S3_BUCKET: o.bucket,
+    S3_BUCKET: BUCKET,
   });
   // The S3 store uses no master key; every process that opens a store has one.
   return { store: await createBlobStore({ ...config, MASTER_KEY: randomBytes(32) }), close: () => undefined };
 }
 
 /** A raw client on the same bucket, to see what the store's API does not show (unfinished uploads). */
-function rawS3(): Client {
-  const o = s3Options();
+function rawS3(o: Required<S3Settings>): Client {
   const url = new URL(o.endpoint);
   return new Client({
     endPoint: url.hostname,
@@ -89,10 +98,13 @@ async function keysUnder(store: BlobStore, prefix: string): Promise<string[]> {
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
+// Long enough for Ceph to start on a busy machine, when this suite is the first to ask for it.
+const START_TIMEOUT = 180_000;
+
 describe.each([
-  ['local', async () => localSubject()],
-  ['s3', s3Subject],
-] as const)('BlobStore streams: %s', (_name, start) => {
+  ['local', async () => localSubject()] as const,
+  ...S3_SERVERS.map(([name, settings]) => [name, async () => s3Subject(await settings())] as const),
+])('BlobStore streams: %s', (_name, start) => {
   let s: Subject;
   /** An instance address of its own per run: the S3 bucket outlives runs. */
   let address: string;
@@ -101,7 +113,7 @@ describe.each([
     s = await start();
     if (s.store instanceof LocalBlobStore) await s.store.init();
     address = `a${randomBytes(5).toString('hex')}.pds.test`;
-  });
+  }, START_TIMEOUT);
   afterAll(() => s?.close());
 
   it('stores a stream and reads it back byte for byte, with its size and content type', async () => {
@@ -197,10 +209,10 @@ describe.each([
   });
 });
 
-describe('S3 streams: what its listing does not show', () => {
+describe.each(S3_SERVERS)('S3 streams, what its listing does not show: %s', (_name, settings) => {
   let store: BlobStore;
-  const raw = rawS3();
-  const { bucket } = s3Options();
+  let raw: Client;
+  const bucket = BUCKET;
   const address = `m${randomBytes(5).toString('hex')}.pds.test`;
 
   /** Keys of unfinished uploads one level under `prefix` (a `/` delimiter: Swift mishandles an empty one). */
@@ -209,8 +221,10 @@ describe('S3 streams: what its listing does not show', () => {
   }
 
   beforeAll(async () => {
-    store = (await s3Subject()).store;
-  });
+    const server = await settings();
+    store = (await s3Subject(server)).store;
+    raw = rawS3(server);
+  }, START_TIMEOUT);
 
   it('leaves no unfinished upload behind a write whose source failed after several parts', async () => {
     const key = `${address}/cut.bin`;
