@@ -2,6 +2,7 @@
 import type { RequestListener } from 'node:http';
 import request from 'supertest';
 import type { AppRecordInput } from '@pds/app-record';
+import type { Env } from '@pds/config';
 import {
   APP_PUSH_SCOPE,
   DEX_ISSUER,
@@ -20,9 +21,9 @@ export async function dexKeyPair(): Promise<SigningKeys> {
 }
 
 /** A test gateway that trusts, as dex's key, a key pair made for the test (a real key, not a mock). */
-export async function startGatewayWithDex(): Promise<{ gw: TestGateway; dex: SigningKeys }> {
+export async function startGatewayWithDex(env: Partial<Record<keyof Env, string>> = {}): Promise<{ gw: TestGateway; dex: SigningKeys }> {
   const dex = await dexKeyPair();
-  return { gw: await startTestGateway({}, { dexKeys: staticDexKey(dex.publicKey) }), dex };
+  return { gw: await startTestGateway(env, { dexKeys: staticDexKey(dex.publicKey) }), dex };
 }
 
 export const nowSeconds = (gw: TestGateway): number => epochSeconds(gw.clock);

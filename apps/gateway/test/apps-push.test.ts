@@ -1,18 +1,9 @@
-import type { SigningKeys } from '@pds/tokens';
-import { signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { appRecord, dexKeyPair, push, pushToken, startGatewayWithDex } from './apps-fixtures';
+import type { SignedUp } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, dexKeyPair, push, pushToken } from './apps-fixtures';
 
-let gw: TestGateway;
-let dex: SigningKeys;
-let alice: SignedUp;
-let bob: SignedUp;
-
-beforeAll(async () => {
-  ({ gw, dex } = await startGatewayWithDex());
-  alice = await signUp(gw.app, 'alice');
-  bob = await signUp(gw.app, 'bob');
-});
-afterAll(() => gw.close());
+const { gw, dex, owners } = useGateway({ dex: true, owners: ['alice', 'bob'] });
+const { alice, bob } = owners;
 
 async function stored(owner: SignedUp, appId: string) {
   const instance = await gw.db.instance.findUniqueOrThrow({ where: { address: owner.address } });

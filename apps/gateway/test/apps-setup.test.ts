@@ -1,17 +1,12 @@
 import request from 'supertest';
-import type { SigningKeys } from '@pds/tokens';
-import { callerRequests, addUser, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { appRecord, push, pushToken, startGatewayWithDex } from './apps-fixtures';
+import { callerRequests, addUser, type SignedUp } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, push, pushToken } from './apps-fixtures';
 
-let gw: TestGateway;
-let dex: SigningKeys;
-let alice: SignedUp;
-let bob: SignedUp;
+const { gw, dex, owners } = useGateway({ dex: true, owners: ['alice', 'bob'] });
+const { alice, bob } = owners;
 
 beforeAll(async () => {
-  ({ gw, dex } = await startGatewayWithDex());
-  alice = await signUp(gw.app, 'alice');
-  bob = await signUp(gw.app, 'bob');
   const apps: [string, { dataRead?: string[] }][] = [
     ['notes', { dataRead: ['calendar', 'fitness/steps'] }],
     ['diary', {}],
@@ -23,7 +18,6 @@ beforeAll(async () => {
     }).expect(200);
   }
 });
-afterAll(() => gw.close());
 
 const as = (who: { token: string }, host = alice.address) => callerRequests(gw.app, who, host);
 

@@ -1,18 +1,11 @@
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { addUser, signUp, startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import { addUser, signUp, type SignedUp } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
 
-let gw: TestGateway;
-let alice: SignedUp;
-let bob: SignedUp;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-  alice = await signUp(gw.app, 'alice');
-  bob = await signUp(gw.app, 'bob');
-});
-afterAll(() => gw.close());
+const { gw, owners } = useGateway({ owners: ['alice', 'bob'] });
+const { alice, bob } = owners;
 
 const NOT_AUTHENTICATED = { error: 'Not Authenticated', message: 'Not Authenticated' };
 const on = (who: SignedUp) => ({
@@ -255,11 +248,7 @@ describe('sliding session', () => {
 });
 
 describe('login rate limit', () => {
-  let limitedGw: TestGateway;
-  beforeAll(async () => {
-    limitedGw = await startTestGateway({ LOGIN_RATE_LIMIT: '10', LOGIN_RATE_WINDOW: '60' });
-  });
-  afterAll(() => limitedGw.close());
+  const { gw: limitedGw } = useGateway({ env: { LOGIN_RATE_LIMIT: '10', LOGIN_RATE_WINDOW: '60' } });
 
   it('answers 429 with Retry-After after 10 attempts a minute per client and instance', async () => {
     const dave = await signUp(limitedGw.app, 'dave');

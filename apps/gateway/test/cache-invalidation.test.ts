@@ -8,15 +8,20 @@ import type { RequestListener } from 'node:http';
 import { createGatewayDb, UserRepository } from '@pds/db';
 import { createLogger } from '@pds/http';
 import { createApp } from '@pds/gateway';
-import { addUser, requireEnv, signUp, STRONG_PASSWORD, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
+import { addUser, requireEnv, signUp, STRONG_PASSWORD } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, installApp } from './apps-fixtures';
 import { call, uploadFile } from './files-support';
 import { staticDexKey } from '../src/apps/dex-keys';
-import type { SigningKeys } from '@pds/tokens';
 
-let a: TestGateway;
-let dex: SigningKeys;
 const closers: (() => Promise<void>)[] = [];
+// Declared before useGateway's, as hooks run in the order declared: the peers let go of the database
+// before the gateway drops it.
+afterAll(async () => {
+  for (const close of closers) await close();
+});
+const { gw: a, dex, owners } = useGateway({ dex: true, owners: ['alice'] });
+const owner = owners.alice;
 
 /** Another gateway of the same cluster: same database and key prefix, Redis connections of its own. */
 function peer(options: { subscribed: boolean }): { app: RequestListener; subscriber?: Redis } {
@@ -58,19 +63,11 @@ async function msUntil(app: RequestListener, host: string, token: string, status
 }
 
 let b: RequestListener;
-let owner: SignedUp;
 
 beforeAll(async () => {
-  ({ gw: a, dex } = await startGatewayWithDex());
   b = peer({ subscribed: true }).app;
-  owner = await signUp(a.app, 'alice');
   // Let B's subscription come up before anything is cached there.
   await new Promise((resolve) => setTimeout(resolve, 200));
-});
-
-afterAll(async () => {
-  for (const close of closers) await close();
-  await a.close();
 });
 
 describe('a change made through one gateway', () => {

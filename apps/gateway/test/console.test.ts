@@ -1,21 +1,15 @@
 // The web console as the gateway serves it: who gets a page and who keeps the JSON, and the
 // Content-Security-Policy on every console response.
 import request from 'supertest';
-import { CLUSTER, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
+import { CLUSTER, signUp } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, installApp } from './apps-fixtures';
 import { startFilesGateway } from './files-support';
 
 const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
-let gw: TestGateway;
-let alice: SignedUp;
-let dexKeys: Awaited<ReturnType<typeof startGatewayWithDex>>['dex'];
-
-beforeAll(async () => {
-  ({ gw, dex: dexKeys } = await startGatewayWithDex());
-  alice = await signUp(gw.app, 'alice');
-});
-afterAll(() => gw.close());
+const { gw, dex: dexKeys, owners } = useGateway({ dex: true, owners: ['alice'] });
+const { alice } = owners;
 
 const page = (host: string, path = '/', accept = HTML) => request(gw.app).get(path).set('Host', host).set('Accept', accept);
 

@@ -2,9 +2,9 @@
 // them): exact origins, X-Auth-Token allowed and exposed, preflight cached, never a wildcard.
 import request from 'supertest';
 import { loadConfig } from '@pds/config';
-import type { SigningKeys } from '@pds/tokens';
-import { signUp, startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { appRecord, push, pushToken, startGatewayWithDex } from './apps-fixtures';
+import type { TestGateway } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, push, pushToken } from './apps-fixtures';
 
 const APP_ORIGIN = 'https://notes.example';
 const FOREIGN = 'https://evil.example';
@@ -19,20 +19,14 @@ function preflight(gw: TestGateway, host: string, origin: string, path = '/api/v
 }
 
 describe('CORS by default: the origins of the apps pushed to the instance', () => {
-  let gw: TestGateway;
-  let dex: SigningKeys;
-  let alice: SignedUp;
-  let bob: SignedUp;
+  const { gw, dex, owners } = useGateway({ dex: true, owners: ['alice', 'bob'] });
+  const { alice, bob } = owners;
   beforeAll(async () => {
-    ({ gw, dex } = await startGatewayWithDex());
-    alice = await signUp(gw.app, 'alice');
-    bob = await signUp(gw.app, 'bob');
     await push(gw.app, alice.address, pushToken(gw, dex, alice.address), 'notes', {
       version: 1,
       record: appRecord('notes', { authUrl: '/login' }),
     }).expect(200);
   });
-  afterAll(() => gw.close());
 
   it("answers a preflight from an app's origin: that origin, credentials, X-Auth-Token allowed, cached 3 days", async () => {
     const res = await preflight(gw, alice.address, APP_ORIGIN);
@@ -102,13 +96,8 @@ describe('CORS by default: the origins of the apps pushed to the instance', () =
 });
 
 describe('CORS_ALLOWED_ORIGINS', () => {
-  let gw: TestGateway;
-  let alice: SignedUp;
-  beforeAll(async () => {
-    gw = await startTestGateway({ CORS_ALLOWED_ORIGINS: 'https://console.example, http://localhost:3000' });
-    alice = await signUp(gw.app, 'alice');
-  });
-  afterAll(() => gw.close());
+  const { gw, owners } = useGateway({ env: { CORS_ALLOWED_ORIGINS: 'https://console.example, http://localhost:3000' }, owners: ['alice'] });
+  const { alice } = owners;
 
   it('allows exactly the configured origins instead of the apps', async () => {
     expect((await preflight(gw, alice.address, 'http://localhost:3000')).headers['access-control-allow-origin']).toBe(

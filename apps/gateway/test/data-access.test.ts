@@ -1,28 +1,23 @@
 // The data permission matrix: every kind of caller against read, write and delete, with the database
 // checked after each refusal.
 import request from 'supertest';
-import { addUser, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, installApp } from './apps-fixtures';
 
-let gw: TestGateway;
-let alice: SignedUp;
+const { gw, dex, owners, users } = useGateway({ dex: true, owners: ['alice', 'bob'], users: { carol: 'alice', dave: 'alice' } });
+const { alice, bob } = owners;
+const { carol, dave } = users;
 let aliceInstance: string;
 const tokens: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
-  const started = await startGatewayWithDex();
-  gw = started.gw;
-  const dex = started.dex;
-  alice = await signUp(gw.app, 'alice');
-  const bob = await signUp(gw.app, 'bob');
   aliceInstance = (await gw.db.instance.findUniqueOrThrow({ where: { address: alice.address } })).id;
 
   tokens.owner = alice.token;
   tokens.notesApp = (await installApp(gw, dex, alice, appRecord('notes', { dataRead: ['calendar'] }))).token;
   tokens.diaryApp = (await installApp(gw, dex, alice, appRecord('diary'))).token;
-  const carol = await addUser(gw.app, alice, 'carol');
   tokens.grantedUser = carol.token;
-  tokens.plainUser = (await addUser(gw.app, alice, 'dave')).token;
+  tokens.plainUser = dave.token;
   tokens.otherInstance = bob.token;
   tokens.anonymous = undefined;
 
@@ -36,7 +31,6 @@ beforeAll(async () => {
   await grant({ namespace: 'calendar', access: 'read' });
   await grant({ namespace: 'notes', endpoint: 'shared', access: 'write' });
 });
-afterAll(() => gw.close());
 
 const count = (namespace: string, endpoint: string) =>
   gw.db.dataRecord.count({ where: { instanceId: aliceInstance, namespace, endpoint } });

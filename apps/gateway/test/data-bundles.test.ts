@@ -1,21 +1,16 @@
 // Bundles: the owner's named queries over the data tables, evaluated in SQL: the original's filter
 // operators, mapping, links, orderBy / ordering / limit; bounded input, owner only.
-import type { SigningKeys } from '@pds/tokens';
-import { callerRequests, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
+import { callerRequests } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, installApp } from './apps-fixtures';
 
-let gw: TestGateway;
-let dex: SigningKeys;
-let alice: SignedUp;
-let bob: SignedUp;
+const { gw, dex, owners } = useGateway({ dex: true, owners: ['alice', 'bob'] });
+const { alice, bob } = owners;
 let linkedPost: string;
 
 const owner = () => callerRequests(gw.app, alice, alice.address);
 
 beforeAll(async () => {
-  ({ gw, dex } = await startGatewayWithDex());
-  alice = await signUp(gw.app, 'alice');
-  bob = await signUp(gw.app, 'bob');
   await owner()
     .post('/api/v2.6/data/social/posts')
     .send([
@@ -49,7 +44,6 @@ beforeAll(async () => {
     .expect(201);
   linkedPost = batch.body[0].recordId;
 });
-afterAll(() => gw.close());
 
 async function evaluate(bundle: Record<string, unknown>, name = 'b') {
   await owner().post(`/api/v2.6/data-bundle/${name}`).send({ name, bundle }).expect(201);

@@ -1,25 +1,19 @@
 // Records by id (read one, update, delete), batches across tables, links, skipErrors and the list of
 // tables: status codes and texts as the original, all or nothing, each namespace checked.
 import request from 'supertest';
-import type { SigningKeys } from '@pds/tokens';
-import { addUser, callerRequests, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
+import { addUser, callerRequests } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, installApp } from './apps-fixtures';
 
-let gw: TestGateway;
-let dex: SigningKeys;
-let alice: SignedUp;
-let bob: SignedUp;
+const { gw, dex, owners } = useGateway({ dex: true, owners: ['alice', 'bob'] });
+const { alice, bob } = owners;
 let notes: { token: string; userId: string };
 let diary: { token: string; userId: string };
 
 beforeAll(async () => {
-  ({ gw, dex } = await startGatewayWithDex());
-  alice = await signUp(gw.app, 'alice');
-  bob = await signUp(gw.app, 'bob');
   notes = await installApp(gw, dex, alice, appRecord('notes'));
   diary = await installApp(gw, dex, alice, appRecord('diary'));
 });
-afterAll(() => gw.close());
 
 const as = (who: { token: string }, host = alice.address) => callerRequests(gw.app, who, host);
 const ids = (res: request.Response) => (res.body as { recordId: string }[]).map((r) => r.recordId);

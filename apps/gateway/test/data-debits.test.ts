@@ -1,13 +1,12 @@
 // Data debits over time: terms start, roll on, end at cancellation or at the end of a period; new terms
 // wait for the owner; bad requests change nothing.
-import type { SigningKeys } from '@pds/tokens';
-import { addUser, callerRequests, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
+import { callerRequests } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, installApp } from './apps-fixtures';
 
-let gw: TestGateway;
-let dex: SigningKeys;
-let alice: SignedUp;
-let carol: { token: string; userId: string };
+const { gw, dex, owners, users } = useGateway({ dex: true, owners: ['alice'], users: { carol: 'alice' } });
+const { alice } = owners;
+const { carol } = users;
 
 const HOUR = 3600;
 const owner = () => callerRequests(gw.app, alice, alice.address);
@@ -39,15 +38,11 @@ const debit = async (key: string) => (await owner().get(`/api/v2.6/data-debit/${
 const values = (key: string) => holder().get(`/api/v2.6/data-debit/${key}/values`);
 
 beforeAll(async () => {
-  ({ gw, dex } = await startGatewayWithDex());
-  alice = await signUp(gw.app, 'alice');
-  carol = await addUser(gw.app, alice, 'carol');
   await owner()
     .post('/api/v2.6/data/notes/items')
     .send([{ n: 1 }, { n: 2 }])
     .expect(201);
 });
-afterAll(() => gw.close());
 
 describe('terms over time', () => {
   it('terms that cancel at period end are active for one period, then end', async () => {

@@ -1,20 +1,11 @@
 import request from 'supertest';
-import type { SigningKeys } from '@pds/tokens';
-import { callerRequests, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import { callerRequests } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
 import { MAX_RECORD_BYTES } from '../src/data/input';
-import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
+import { appRecord, installApp } from './apps-fixtures';
 
-let gw: TestGateway;
-let dex: SigningKeys;
-let alice: SignedUp;
-let bob: SignedUp;
-
-beforeAll(async () => {
-  ({ gw, dex } = await startGatewayWithDex());
-  alice = await signUp(gw.app, 'alice');
-  bob = await signUp(gw.app, 'bob');
-});
-afterAll(() => gw.close());
+const { gw, dex, owners } = useGateway({ dex: true, owners: ['alice', 'bob'] });
+const { alice, bob } = owners;
 
 const as = (who: { token: string }, host = alice.address) => callerRequests(gw.app, who, host);
 

@@ -3,26 +3,27 @@
 // CORS, forwarded headers and the sliding session alike.
 import request from 'supertest';
 import { verifyToken } from '@pds/tokens';
-import { addUser, signUp, startTestGateway, STRONG_PASSWORD, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import { signUp, startTestGateway, STRONG_PASSWORD } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
 import { FILES, getBytes, uploadFile } from './files-support';
 
 type App = Parameters<typeof request>[0];
 type Call = (app: App) => request.Test;
 
 const ORIGIN = 'https://app.example';
-let gw: TestGateway;
-let alice: SignedUp;
-let bob: { userId: string; token: string };
+// Loopback (supertest) is a trusted proxy here, and one origin may call from a browser.
+const { gw, owners, users } = useGateway({
+  env: { TRUST_PROXY: 'loopback', CORS_ALLOWED_ORIGINS: ORIGIN },
+  owners: ['alice'],
+  users: { bob: 'alice' },
+});
+const { alice } = owners;
+const { bob } = users;
 let fileId: string;
 
 beforeAll(async () => {
-  // Loopback (supertest) is a trusted proxy here, and one origin may call from a browser.
-  gw = await startTestGateway({ TRUST_PROXY: 'loopback', CORS_ALLOWED_ORIGINS: ORIGIN });
-  alice = await signUp(gw.app, 'alice');
-  bob = await addUser(gw.app, alice, 'bob');
   fileId = (await uploadFile(gw, alice, { name: 'notes.txt', source: 'test', tags: ['a'] })).fileId;
 });
-afterAll(() => gw.close());
 
 /** Signed addresses, tokens and record ids differ per call: the same answer but for those. */
 const normalised = (text: string | undefined) =>

@@ -1,7 +1,8 @@
 // The permission matrix of CONTRACT §2: every file call, as every kind of caller, on a fresh file
 // uploaded by `uploader`, shared with `metadata` (content=false) and `content` (content=true).
-import { addUser, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { call, fileTables, startFilesGateway, STORES, uploadFile, type As } from './files-support';
+import type { TestGateway } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { call, fileTables, STORES, uploadFile, type As } from './files-support';
 
 type Role = 'owner' | 'uploader' | 'metadata' | 'content' | 'stranger' | 'otherInstance' | 'foreignToken' | 'anonymous';
 const ROLES: Role[] = ['owner', 'uploader', 'metadata', 'content', 'stranger', 'otherInstance', 'foreignToken', 'anonymous'];
@@ -104,21 +105,19 @@ const OPS: Op[] = [
 ];
 
 describe.each(STORES)('file permissions on the %s store', (store) => {
-  let gw: TestGateway;
-  let alice: SignedUp;
-  let zed: SignedUp;
+  const {
+    gw,
+    owners,
+    users: accounts,
+  } = useGateway({
+    store,
+    owners: ['alice', 'zed'],
+    users: { bob: 'alice', carol: 'alice', dave: 'alice', erin: 'alice' },
+  });
+  const { alice, zed } = owners;
+  const users = { uploader: accounts.bob, metadata: accounts.carol, content: accounts.dave, stranger: accounts.erin };
   let callers: Record<Role, As>;
-  let users: Record<'uploader' | 'metadata' | 'content' | 'stranger', { userId: string; token: string }>;
-  beforeAll(async () => {
-    gw = await startFilesGateway(store);
-    alice = await signUp(gw.app, 'alice');
-    zed = await signUp(gw.app, 'zed');
-    users = {
-      uploader: await addUser(gw.app, alice, 'bob'),
-      metadata: await addUser(gw.app, alice, 'carol'),
-      content: await addUser(gw.app, alice, 'dave'),
-      stranger: await addUser(gw.app, alice, 'erin'),
-    };
+  beforeAll(() => {
     const here = (token?: string) => ({ address: alice.address, token });
     callers = {
       owner: here(alice.token),
@@ -131,7 +130,6 @@ describe.each(STORES)('file permissions on the %s store', (store) => {
       anonymous: here(),
     };
   });
-  afterAll(() => gw.close());
 
   async function sharedFile(): Promise<string> {
     const file = await uploadFile(gw, callers.uploader, { name: 'm.txt', source: 'matrix' });

@@ -1,6 +1,7 @@
 import { objectKey } from '@pds/storage';
-import { addUser, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { call, fileTables, getBytes, putBytes, SSE, startFilesGateway, STORES, uploadFile } from './files-support';
+import { addUser, signUp } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { call, fileTables, getBytes, putBytes, SSE, STORES, uploadFile } from './files-support';
 
 /** One character changed in the signature (S3) or in the signed token (local store's last path segment). */
 function tamper(address: string): string {
@@ -13,15 +14,9 @@ function tamper(address: string): string {
 }
 
 describe.each(STORES)('Files API on the %s store', (store) => {
-  let gw: TestGateway;
-  let alice: SignedUp;
-  let bob: { userId: string; token: string };
-  beforeAll(async () => {
-    gw = await startFilesGateway(store);
-    alice = await signUp(gw.app, 'alice');
-    bob = await addUser(gw.app, alice, 'bob');
-  });
-  afterAll(() => gw.close());
+  const { gw, owners, users } = useGateway({ store, owners: ['alice'], users: { bob: 'alice' } });
+  const { alice } = owners;
+  const { bob } = users;
 
   const owner = () => ({ address: alice.address, token: alice.token });
   const asBob = () => ({ address: alice.address, token: bob.token });
@@ -379,11 +374,7 @@ describe.each(STORES)('Files API on the %s store', (store) => {
 });
 
 describe.each(STORES)('signed addresses on the %s store expire', (store) => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startFilesGateway(store, { SIGNED_URL_TTL: '1' });
-  });
-  afterAll(() => gw.close());
+  const { gw } = useGateway({ store, env: { SIGNED_URL_TTL: '1' } });
 
   it('refuses a PUT after the address expired (403), and stores nothing', async () => {
     const alice = await signUp(gw.app, 'alice');

@@ -1,23 +1,19 @@
 // hatFiles() of the published client, unchanged, against the gateway on either real store: every method,
 // what it returns and what the database holds afterwards.
 import request from 'supertest';
-import { addUser, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { getBytes, startFilesGateway, STORES } from './files-support';
+import { addUser } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { getBytes, STORES } from './files-support';
 import { failure, hatClient, serveForHatJs } from './hat-js-support';
 
 describe.each(STORES)('hat-js hatFiles() against the gateway on the %s store', (store) => {
-  let gw: TestGateway;
+  const { gw, owners } = useGateway({ store, owners: ['alice'] });
+  const { alice } = owners;
   let served: { close(): Promise<void> };
-  let alice: SignedUp;
   beforeAll(async () => {
-    gw = await startFilesGateway(store);
     served = await serveForHatJs(gw);
-    alice = await signUp(gw.app, 'alice');
   });
-  afterAll(async () => {
-    await served.close();
-    await gw.close();
-  });
+  afterAll(() => served.close());
 
   const row = (fileId: string) => gw.db.file.findFirstOrThrow({ where: { fileId, instance: { address: alice.address } } });
 

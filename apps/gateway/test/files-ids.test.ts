@@ -1,6 +1,7 @@
 import { fileIdStem } from '../src/files/slug';
-import { signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { call, startFilesGateway, STORES } from './files-support';
+import { signUp, type SignedUp } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { call, STORES } from './files-support';
 
 describe('the fileId slug', () => {
   it.each([
@@ -23,13 +24,8 @@ describe('the fileId slug', () => {
 });
 
 describe.each(STORES)('fileId allocation on the %s store', (store) => {
-  let gw: TestGateway;
-  let alice: SignedUp;
-  beforeAll(async () => {
-    gw = await startFilesGateway(store);
-    alice = await signUp(gw.app, 'alice');
-  });
-  afterAll(() => gw.close());
+  const { gw, owners } = useGateway({ store, owners: ['alice'] });
+  const { alice } = owners;
 
   const upload = (as: SignedUp, name: string, source = 'test') =>
     call(gw, 'post', '/upload', { address: as.address, token: as.token }, { name, source });

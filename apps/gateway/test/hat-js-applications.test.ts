@@ -3,20 +3,17 @@
 // changes, and the setup URL leads to the login page whose API hands the token only to the app's origin.
 import type { HatApplication } from '@dataswift/hat-js/lib/interfaces/hat-application.interface';
 import request from 'supertest';
-import type { SigningKeys } from '@pds/tokens';
-import { callerRequests, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { appRecord, push, pushToken, startGatewayWithDex } from './apps-fixtures';
+import { callerRequests } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, push, pushToken } from './apps-fixtures';
 import { failure, hatClient, serveForHatJs } from './hat-js-support';
 
-let gw: TestGateway;
-let dex: SigningKeys;
+const { gw, dex, owners } = useGateway({ dex: true, owners: ['alice'] });
+const { alice } = owners;
 let served: { close(): Promise<void> };
-let alice: SignedUp;
 
 beforeAll(async () => {
-  ({ gw, dex } = await startGatewayWithDex());
   served = await serveForHatJs(gw);
-  alice = await signUp(gw.app, 'alice');
   const records = [
     appRecord('notes', { category: 'app', dataRead: ['fitness/steps'], authUrl: '/auth', description: 'Keeps <notes>' }),
     appRecord('plug', { category: 'dataPlug' }),
@@ -25,10 +22,7 @@ beforeAll(async () => {
     await push(gw.app, alice.address, pushToken(gw, dex, alice.address), record.namespace, { version: 1, record }).expect(200);
   }
 });
-afterAll(async () => {
-  await served.close();
-  await gw.close();
-});
+afterAll(() => served.close());
 
 const owner = () => callerRequests(gw.app, alice, alice.address);
 const apps = () => hatClient(alice.token).applications();

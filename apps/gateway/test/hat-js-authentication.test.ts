@@ -2,22 +2,17 @@
 // and the sliding refresh that reaches it through the X-Auth-Token response header.
 import { HatClient } from '@dataswift/hat-js';
 import request from 'supertest';
-import { signUp, type SignedUp, type TestGateway, startTestGateway } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
 import { hatClient, serveForHatJs } from './hat-js-support';
 
-let gw: TestGateway;
+const { gw, owners } = useGateway({ owners: ['alice'] });
+const { alice } = owners;
 let served: { close(): Promise<void> };
-let alice: SignedUp;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
   served = await serveForHatJs(gw);
-  alice = await signUp(gw.app, 'alice');
 });
-afterAll(async () => {
-  await served.close();
-  await gw.close();
-});
+afterAll(() => served.close());
 
 describe('hat-js auth()', () => {
   it("getHatDomain and getToken come from the token's issuer and the token itself", () => {

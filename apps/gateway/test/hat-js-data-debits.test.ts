@@ -1,18 +1,17 @@
 // dataDebits() of the published client, unchanged: the owner lists and reads debits, the holder reads
 // the bundle's records only while the debit is active (400 not enabled, 404 unknown, 403 anyone else).
 import type { DataDebit } from '@dataswift/hat-js/lib/interfaces/data-debit.interface';
-import type { SigningKeys } from '@pds/tokens';
-import { addUser, callerRequests, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
+import { callerRequests } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, installApp } from './apps-fixtures';
 import { failure, hatClient, serveForHatJs } from './hat-js-support';
 
-let gw: TestGateway;
-let dex: SigningKeys;
+const { gw, dex, owners, users } = useGateway({ dex: true, owners: ['alice'], users: { carol: 'alice' } });
+const { alice } = owners;
+const { carol } = users;
 let served: { close(): Promise<void> };
-let alice: SignedUp;
 let notes: { token: string; userId: string };
 let diary: { token: string; userId: string };
-let carol: { token: string; userId: string };
 
 const owner = () => callerRequests(gw.app, alice, alice.address);
 
@@ -43,22 +42,16 @@ const debitRequest = (holderUserId: string) => ({
 });
 
 beforeAll(async () => {
-  ({ gw, dex } = await startGatewayWithDex());
   served = await serveForHatJs(gw);
-  alice = await signUp(gw.app, 'alice');
   notes = await installApp(gw, dex, alice, appRecord('notes', { dataRead: ['fitness/steps'] }));
   diary = await installApp(gw, dex, alice, appRecord('diary'));
-  carol = await addUser(gw.app, alice, 'carol');
   await owner()
     .post('/api/v2.6/data/fitness/steps')
     .send([{ count: 1200 }, { count: 9000 }, { count: 15000 }, { count: 7000 }])
     .expect(201);
   await owner().post('/api/v2.6/data/fitness/sleep').send({ hours: 8 }).expect(201);
 });
-afterAll(async () => {
-  await served.close();
-  await gw.close();
-});
+afterAll(() => served.close());
 
 describe('hat-js dataDebits()', () => {
   it("getDataDebitValues gives an app its setup debit's bundle: the tables its record reads", async () => {

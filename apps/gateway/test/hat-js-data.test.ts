@@ -1,8 +1,7 @@
 // hatData() of the published client, unchanged: every method as an app would call it with its token,
 // what the client returns and what the database holds afterwards.
-import type { SigningKeys } from '@pds/tokens';
-import { signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, installApp } from './apps-fixtures';
 import { failure, hatClient, serveForHatJs } from './hat-js-support';
 
 interface Note {
@@ -11,22 +10,16 @@ interface Note {
 }
 type Records = { endpoint: string; recordId: string; data: Note }[];
 
-let gw: TestGateway;
-let dex: SigningKeys;
+const { gw, dex, owners } = useGateway({ dex: true, owners: ['alice'] });
+const { alice } = owners;
 let served: { close(): Promise<void> };
-let alice: SignedUp;
 let app: { token: string; userId: string };
 
 beforeAll(async () => {
-  ({ gw, dex } = await startGatewayWithDex());
   served = await serveForHatJs(gw);
-  alice = await signUp(gw.app, 'alice');
   app = await installApp(gw, dex, alice, appRecord('notes'));
 });
-afterAll(async () => {
-  await served.close();
-  await gw.close();
-});
+afterAll(() => served.close());
 
 const rows = (endpoint: string) => gw.db.dataRecord.findMany({ where: { namespace: 'notes', endpoint }, orderBy: { seq: 'asc' } });
 

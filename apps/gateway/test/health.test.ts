@@ -10,13 +10,10 @@ import { createBlobStore } from '@pds/storage';
 import { createApp, startGateway } from '@pds/gateway';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../../scripts/lib/postgres';
 import { freePort } from '../../../scripts/lib/ports';
-import { requireEnv, startTestGateway, type TestGateway } from '../../../test/support/gateway';
+import { requireEnv } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
 
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(() => gw.close());
+const { gw } = useGateway();
 
 describe('GET /healthz', () => {
   it.each(['alice.pds.test', 'nobody.example', '127.0.0.1:8080'])('answers 200 on Host %s without credentials', async (host) => {

@@ -4,28 +4,22 @@ import net from 'node:net';
 import zlib from 'node:zlib';
 import request from 'supertest';
 import { answerClientErrors } from '@pds/http';
-import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
-import { signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import { appRecord, installApp } from './apps-fixtures';
+import { useGateway } from '../../../test/support/use-gateway';
 
-let gw: TestGateway;
-let owner: SignedUp;
+const { gw, dex, owners } = useGateway({ dex: true, owners: ['hostile'] });
+const owner = owners.hostile;
 let appToken: string;
 let server: http.Server;
 
 beforeAll(async () => {
-  const started = await startGatewayWithDex();
-  gw = started.gw;
-  owner = await signUp(gw.app, 'hostile');
-  appToken = (await installApp(gw, started.dex, owner, appRecord('notes'))).token;
+  appToken = (await installApp(gw, dex, owner, appRecord('notes'))).token;
   // A real listener: raw bytes and Node's own parser, which supertest's serialisation would hide.
   server = http.createServer(gw.app).listen(0, '127.0.0.1');
   answerClientErrors(server);
   await new Promise((resolve) => server.once('listening', resolve));
 });
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-  await gw.close();
-});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
 
 /** Sends `body` byte for byte as the owner's JSON search request. */
 function rawSearch(body: Buffer, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {

@@ -6,16 +6,13 @@ import { createLogger } from '@pds/http';
 import { resealInstanceKeys } from '@pds/db';
 import { generateRsaKeyPair, openPrivateKey, resealPrivateKey, sealPrivateKey } from '@pds/tokens';
 import { createApp } from '../src/app';
-import { signUp, startTestGateway, STRONG_PASSWORD, type TestGateway } from '../../../test/support/gateway';
+import { signUp, STRONG_PASSWORD } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
 
 describe('rotating the master key', () => {
-  let gw: TestGateway;
+  const { gw } = useGateway();
   // The first test rotates from the gateway's key to `rotated`; the second starts from there.
   const rotated = randomBytes(32);
-  beforeAll(async () => {
-    gw = await startTestGateway();
-  });
-  afterAll(() => gw.close());
 
   const gatewayWithKey = (masterKey: Buffer) =>
     createApp({

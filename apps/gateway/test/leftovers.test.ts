@@ -5,17 +5,12 @@ import { existsSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FileRepository } from '@pds/db';
 import { LocalBlobStore, objectKey, removeOrphans, S3BlobStore } from '@pds/storage';
-import { signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { call, putBytes, startFilesGateway, uploadFile } from './files-support';
+import { useGateway } from '../../../test/support/use-gateway';
+import { call, putBytes, uploadFile } from './files-support';
 
 describe('on S3', () => {
-  let gw: TestGateway;
-  let alice: SignedUp;
-  beforeAll(async () => {
-    gw = await startFilesGateway('s3', { MAX_UPLOAD_BYTES: '100' });
-    alice = await signUp(gw.app, 'alice');
-  });
-  afterAll(() => gw.close());
+  const { gw, owners } = useGateway({ store: 's3', env: { MAX_UPLOAD_BYTES: '100' }, owners: ['alice'] });
+  const { alice } = owners;
 
   it('refuses to complete an upload over MAX_UPLOAD_BYTES with 413 and deletes its bytes', async () => {
     const started = await call(gw, 'post', '/upload', alice, { name: 'big.bin', source: 's3' });
@@ -56,13 +51,8 @@ describe('on S3', () => {
 });
 
 describe('on the local store', () => {
-  let gw: TestGateway;
-  let alice: SignedUp;
-  beforeAll(async () => {
-    gw = await startFilesGateway('local');
-    alice = await signUp(gw.app, 'alice');
-  });
-  afterAll(() => gw.close());
+  const { gw, owners } = useGateway({ store: 'local', owners: ['alice'] });
+  const { alice } = owners;
 
   it('refuses bytes for a file deleted while its address is still valid, storing nothing', async () => {
     const started = await call(gw, 'post', '/upload', alice, { name: 'late.bin', source: 'local' });

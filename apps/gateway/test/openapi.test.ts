@@ -4,15 +4,14 @@ import { readFileSync } from 'node:fs';
 import request, { type Response } from 'supertest';
 import { gatewayOpenApi } from '@pds/gateway';
 import { OPENAPI_FILES, serialise } from '../../../scripts/openapi';
-import { addUser, CLUSTER, signUp, STRONG_PASSWORD, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import { addUser, CLUSTER, STRONG_PASSWORD } from '../../../test/support/gateway';
 import { documentedRoutes, declaredRoutes, openApiProblems, responseChecker } from '../../../test/support/openapi';
-import { appRecord, pushToken, startGatewayWithDex } from './apps-fixtures';
-import type { SigningKeys } from '@pds/tokens';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, pushToken } from './apps-fixtures';
 
 describe('the gateway OpenAPI document', () => {
-  let gw: TestGateway;
-  let dex: SigningKeys;
-  let alice: SignedUp;
+  const { gw, dex, owners } = useGateway({ dex: true, owners: ['alice'] });
+  const { alice } = owners;
   const doc = gatewayOpenApi() as Parameters<typeof documentedRoutes>[0];
   const check = responseChecker(doc);
   const problems: string[] = [];
@@ -22,12 +21,6 @@ describe('the gateway OpenAPI document', () => {
     problems.push(...check(res));
     return res;
   };
-
-  beforeAll(async () => {
-    ({ gw, dex } = await startGatewayWithDex());
-    alice = await signUp(gw.app, 'alice');
-  });
-  afterAll(() => gw.close());
 
   it('is valid OpenAPI 3.1 with schemas ajv compiles', () => {
     expect(openApiProblems(doc)).toEqual([]);

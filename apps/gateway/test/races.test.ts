@@ -1,18 +1,12 @@
 // Every place where two requests can create the same row, driven with concurrent calls: each answers
 // in the contract (never a 500) and exactly one row exists afterwards.
 import request from 'supertest';
-import { addUser, callerRequests, CLUSTER, signUp, STRONG_PASSWORD, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { appRecord, push, pushToken, startGatewayWithDex } from './apps-fixtures';
-import type { SigningKeys } from '@pds/tokens';
+import { addUser, callerRequests, CLUSTER, STRONG_PASSWORD } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, push, pushToken } from './apps-fixtures';
 
-let gw: TestGateway;
-let dex: SigningKeys;
-let owner: SignedUp;
-beforeAll(async () => {
-  ({ gw, dex } = await startGatewayWithDex());
-  owner = await signUp(gw.app, 'racer');
-});
-afterAll(() => gw.close());
+const { gw, dex, owners } = useGateway({ dex: true, owners: ['racer'] });
+const owner = owners.racer;
 
 const times = <T>(n: number, call: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => call(i)));
 const statuses = (answers: { status: number }[]) => answers.map((a) => a.status).sort();

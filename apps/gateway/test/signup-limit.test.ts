@@ -1,13 +1,10 @@
 // Sign-up needs no authentication and each one costs a key pair and rows: it is limited per client
 // address, in Redis, so the limit holds across gateways.
 import request from 'supertest';
-import { CLUSTER, startTestGateway, STRONG_PASSWORD, type TestGateway } from '../../../test/support/gateway';
+import { CLUSTER, STRONG_PASSWORD } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
 
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway({ SIGNUP_RATE_LIMIT: '2', SIGNUP_RATE_WINDOW: '3600', TRUST_PROXY: 'true' });
-});
-afterAll(() => gw.close());
+const { gw } = useGateway({ env: { SIGNUP_RATE_LIMIT: '2', SIGNUP_RATE_WINDOW: '3600', TRUST_PROXY: 'true' } });
 
 const signup = (username: string, client: string) =>
   request(gw.app)

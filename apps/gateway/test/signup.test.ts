@@ -1,12 +1,9 @@
 import { Worker } from 'bullmq';
 import request from 'supertest';
-import { addressOf, CLUSTER, startTestGateway, STRONG_PASSWORD, type TestGateway } from '../../../test/support/gateway';
+import { addressOf, CLUSTER, STRONG_PASSWORD } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
 
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(() => gw.close());
+const { gw } = useGateway();
 
 const valid = (username: string) => ({
   fullName: 'Alice Example',

@@ -3,21 +3,15 @@
 import { FileRepository } from '@pds/db';
 import request from 'supertest';
 import { objectKey } from '@pds/storage';
-import { signUp, startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
+import type { SignedUp } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
 import { uploadSweepProcessor } from '../src/jobs/upload-sweep';
 
 const DEADLINE = 3600;
 const FILES = '/api/v2.6/files';
 
-let gw: TestGateway;
-let alice: SignedUp;
-let zed: SignedUp;
-beforeAll(async () => {
-  gw = await startTestGateway({ STORAGE: 'local', UPLOAD_DEADLINE: String(DEADLINE) });
-  alice = await signUp(gw.app, 'alice');
-  zed = await signUp(gw.app, 'zed');
-});
-afterAll(() => gw.close());
+const { gw, owners } = useGateway({ store: 'local', env: { UPLOAD_DEADLINE: String(DEADLINE) }, owners: ['alice', 'zed'] });
+const { alice, zed } = owners;
 
 async function upload(as: SignedUp, name: string, options: { bytes?: boolean; complete?: boolean; remove?: boolean } = {}) {
   const api = (method: 'post' | 'put' | 'delete', path: string) =>

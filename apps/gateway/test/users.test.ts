@@ -1,24 +1,9 @@
 import request from 'supertest';
-import {
-  callerRequests,
-  addUser,
-  signUp,
-  startTestGateway,
-  STRONG_PASSWORD,
-  type SignedUp,
-  type TestGateway,
-} from '../../../test/support/gateway';
+import { callerRequests, addUser, STRONG_PASSWORD } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
 
-let gw: TestGateway;
-let alice: SignedUp;
-let bob: SignedUp;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-  alice = await signUp(gw.app, 'alice');
-  bob = await signUp(gw.app, 'bob');
-});
-afterAll(() => gw.close());
+const { gw, owners } = useGateway({ owners: ['alice', 'bob'] });
+const { alice, bob } = owners;
 
 const as = (who: { token: string }, host = alice.address) => callerRequests(gw.app, who, host);
 

@@ -1,0 +1,196 @@
+// The export archive, version 1 (docs/export-format.md): which entries it holds, in which order, and the
+// shape of each. The writer and the reader both hold to these schemas, so an archive this product writes
+// is one it reads; docs/export-manifest.schema.json is generated from `manifestSchema`.
+import { z } from 'zod';
+
+export const FORMAT = 'pds-export';
+export const VERSION = 1;
+
+/** The first entry: what the archive is, so a reader refuses a version it does not know before anything else. */
+export const MARKER_PATH = 'pds-export.json';
+/** The last entry: known only once every other entry has been written and hashed. */
+export const MANIFEST_PATH = 'manifest.json';
+
+/** The NDJSON sections, in archive order; files come between debits and records. */
+export const PART_SECTIONS = ['users', 'apps', 'bundles', 'debits', 'records'] as const;
+export type PartSection = (typeof PART_SECTIONS)[number];
+
+/** Entry numbers have this many digits: names sort in archive order, and stay far below tar's 100-byte name field. */
+const DIGITS = 8;
+export const MAX_ENTRY_NUMBER = 10 ** DIGITS - 1;
+const numbered = (n: number) => String(n).padStart(DIGITS, '0');
+
+export const partPath = (section: PartSection, n: number) => `${section}/${numbered(n)}.ndjson`;
+export const fileMetadataPath = (n: number) => `files/${numbered(n)}.json`;
+export const fileContentPath = (n: number) => `files/${numbered(n)}.bin`;
+
+export type EntryName =
+  | { kind: 'marker' }
+  | { kind: 'manifest' }
+  | { kind: 'part'; section: PartSection; n: number }
+  | { kind: 'file-metadata'; n: number }
+  | { kind: 'file-content'; n: number };
+
+const PART_NAME = new RegExp(`^(${PART_SECTIONS.join('|')})/(\\d{${DIGITS}})\\.ndjson$`);
+const FILE_NAME = new RegExp(`^files/(\\d{${DIGITS}})\\.(json|bin)$`);
+
+/**
+ * What an entry path names, or null for any other path. Paths carry no user data (ids are inside the
+ * entries), so this closed grammar is the whole check: no `..`, no absolute path, nothing to escape.
+ */
+export function parseEntryPath(path: string): EntryName | null {
+  if (path === MARKER_PATH) return { kind: 'marker' };
+  if (path === MANIFEST_PATH) return { kind: 'manifest' };
+  const part = PART_NAME.exec(path);
+  if (part) return { kind: 'part', section: part[1] as PartSection, n: Number(part[2]) };
+  const file = FILE_NAME.exec(path);
+  if (file) return { kind: file[2] === 'json' ? 'file-metadata' : 'file-content', n: Number(file[1]) };
+  return null;
+}
+
+// Every object is strict: a field the format does not define (a password hash, a key) is refused, by the
+// writer as well as the reader.
+const date = z.iso.datetime().describe('ISO 8601, UTC (`2026-11-21T10:00:00.000Z`)');
+const username = z.string().min(1);
+const count = z.number().int().nonnegative();
+
+export const markerSchema = z.strictObject({ format: z.literal(FORMAT), version: z.number().int().positive() });
+
+const grantSchema = z.strictObject({
+  namespace: z.string().min(1),
+  endpoint: z.string().min(1).describe('`*` for the whole namespace'),
+  access: z.enum(['read', 'write']),
+});
+
+export const userSchema = z.strictObject({
+  username,
+  email: z.string().optional(),
+  fullName: z.string().optional(),
+  kind: z.enum(['owner', 'user', 'application']),
+  state: z.enum(['active', 'disabled']),
+  createdAt: date,
+  grants: z.array(grantSchema).optional().describe('What the account may read or write in the data tables'),
+});
+
+export const appSchema = z.strictObject({
+  appId: z.string().min(1),
+  record: z.record(z.string(), z.unknown()).describe('The app record as dex last pushed it'),
+  version: count,
+  setup: z.boolean(),
+  enabled: z.boolean(),
+  setupVersion: count.optional(),
+  account: username.optional().describe("Username of the app's own account"),
+});
+
+export const bundleSchema = z.strictObject({
+  name: z.string().min(1),
+  query: z.record(z.string(), z.unknown()),
+  createdAt: date,
+});
+
+const debitTermsSchema = z.strictObject({
+  createdAt: date,
+  purpose: z.string(),
+  start: date,
+  period: count.describe('Seconds'),
+  cancelAtPeriodEnd: z.boolean(),
+  termsUrl: z.string(),
+  bundleName: z.string().min(1),
+  accepted: z.boolean(),
+  canceledAt: date.optional(),
+});
+
+export const debitSchema = z.strictObject({
+  key: z.string().min(1),
+  requestClientName: z.string(),
+  requestClientUrl: z.string(),
+  requestClientLogoUrl: z.string(),
+  requestApplicationId: z.string().optional(),
+  requestDescription: z.string().optional(),
+  holder: username.optional(),
+  createdAt: date,
+  permissions: z.array(debitTermsSchema),
+});
+
+export const fileSchema = z
+  .strictObject({
+    fileId: z.string().min(1),
+    name: z.string(),
+    source: z.string(),
+    tags: z.array(z.string()),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    dateCreated: date,
+    lastUpdated: date,
+    status: z.enum(['New', 'Completed', 'Deleted']),
+    size: count.optional().describe('Completed files: the bytes of the content entry that follows'),
+    contentPublic: z.boolean(),
+    uploader: username.optional(),
+    permissions: z.array(z.strictObject({ username, contentReadable: z.boolean() })),
+  })
+  .refine((file) => (file.status === 'Completed') === (file.size !== undefined), {
+    message: 'size is given exactly for Completed files',
+    path: ['size'],
+  });
+
+export const recordSchema = z.strictObject({
+  namespace: z.string().min(1),
+  endpoint: z.string().min(1),
+  recordId: z.uuid(),
+  data: z.unknown(),
+  links: z.array(z.uuid()).describe('recordIds of the records linked with this one (each link appears on both)'),
+  createdAt: date,
+  writer: username.optional().describe('Username of the account that wrote the record'),
+});
+
+export const entrySchema = z.strictObject({
+  path: z.string().describe('Path of the entry in the archive'),
+  size: count.describe('Bytes of the entry'),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .describe('SHA-256 of the bytes of the entry, lower-case hex'),
+});
+
+export const manifestSchema = z
+  .strictObject({
+    format: z.literal(FORMAT),
+    version: z.literal(VERSION),
+    instance: z.string().min(1).describe('Address of the exported instance'),
+    createdAt: date,
+    counts: z.strictObject({
+      users: count,
+      apps: count,
+      bundles: count,
+      debits: count,
+      files: count,
+      fileBytes: count.describe('Bytes of all file contents'),
+      records: count,
+    }),
+    entries: z.array(entrySchema).describe(`Every entry before ${MANIFEST_PATH}, in archive order`),
+  })
+  .meta({ title: 'PDS export manifest', description: `The last entry (${MANIFEST_PATH}) of a PDS export archive, version ${VERSION}` });
+
+export type ExportUser = z.infer<typeof userSchema>;
+export type ExportApp = z.infer<typeof appSchema>;
+export type ExportBundle = z.infer<typeof bundleSchema>;
+export type ExportDebit = z.infer<typeof debitSchema>;
+export type ExportFile = z.infer<typeof fileSchema>;
+export type ExportRecord = z.infer<typeof recordSchema>;
+export type ManifestEntry = z.infer<typeof entrySchema>;
+export type Manifest = z.infer<typeof manifestSchema>;
+export type Counts = Manifest['counts'];
+
+/** The schema of each NDJSON section's lines. */
+export const PART_SCHEMAS = {
+  users: userSchema,
+  apps: appSchema,
+  bundles: bundleSchema,
+  debits: debitSchema,
+  records: recordSchema,
+} as const;
+
+/** docs/export-manifest.schema.json. */
+export function manifestJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(manifestSchema, { target: 'draft-2020-12' });
+}
