@@ -4,10 +4,16 @@
 //   GET  /validate           cached token verify + the account read
 //   GET  /file/:id           cached token verify + one primary-key read of the file
 //   GET  /content/:id        the same, answered with a 303 to an HMAC-signed address
-//   POST /search?take=N      cached token verify + the newest N files of the instance (bare SQL)
+//   POST /search?take=N      cached token verify + the newest N files of the instance (bare SQL);
+//        &name=X             only the file of that name
+//   GET  /data/:ns/:endpoint cached token verify + the statements of the product's read of a table as an
+//        ?take=N             app: the caller's grants, then the records (the same SQL texts)
+//   POST /data/:ns/:endpoint the same grants, then the product's insert of the one record of the body
 //   PUT  /blob/:name         the body written to a file, one fsync at the end
 //   GET  /blob/:name         the file read back
-// Environment: PORT, DATABASE_URL, BENCH_INSTANCE_ID, BENCH_ISSUER, BENCH_PUBLIC_KEY (PEM), BENCH_BLOB_DIR.
+// A request whose Origin is BENCH_ORIGIN gets the headers the product sets for an allowed origin.
+// Environment: PORT, DATABASE_URL, BENCH_INSTANCE_ID, BENCH_ISSUER, BENCH_PUBLIC_KEY (PEM), BENCH_BLOB_DIR,
+// BENCH_ORIGIN.
 import { createHmac, createPublicKey, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import http from 'node:http';
@@ -22,6 +28,7 @@ const instanceId = env('BENCH_INSTANCE_ID');
 const issuer = env('BENCH_ISSUER');
 const publicKey = createPublicKey(env('BENCH_PUBLIC_KEY'));
 const blobDir = env('BENCH_BLOB_DIR');
+const allowedOrigin = env('BENCH_ORIGIN');
 const signingKey = randomBytes(32);
 const verified = new Map<string, { sub: string }>();
 
@@ -45,9 +52,69 @@ function json(res: http.ServerResponse, status: number, body: unknown): void {
 const readFile = (fileId: string) =>
   pool.query({ name: 'file', text: 'SELECT * FROM "File" WHERE "instanceId" = $1 AND "fileId" = $2', values: [instanceId, fileId] });
 
+async function search(take: number, name: string | null) {
+  const newest = `SELECT * FROM "File" WHERE "instanceId" = $1 AND "status" <> 'Deleted'`;
+  const order = `ORDER BY "lastUpdated" DESC LIMIT $2`;
+  const { rows } = name
+    ? await pool.query({ name: 'search-name', text: `${newest} AND "name" = $3 ${order}`, values: [instanceId, take, name] })
+    : await pool.query({ name: 'search', text: `${newest} ${order}`, values: [instanceId, take] });
+  return rows;
+}
+
+/** Whether the caller's grants (the product's statement) cover the table, as the product's data access decides. */
+async function mayAccess(userId: string, access: 'read' | 'write', namespace: string, endpoint: string): Promise<boolean> {
+  const { rows } = await pool.query<{ namespace: string; endpoint: string; access: string }>({
+    name: 'grants',
+    text: `SELECT "instanceId", "userId", "namespace", "endpoint", "access" FROM "DataGrant"
+       WHERE "instanceId" = $1::uuid AND "userId" = $2::uuid ORDER BY "namespace", "endpoint", "access"`,
+    values: [instanceId, userId],
+  });
+  return rows.some(
+    (g) =>
+      g.access === access &&
+      g.namespace === namespace &&
+      (g.endpoint === '*' || g.endpoint === endpoint || endpoint.startsWith(`${g.endpoint}/`)),
+  );
+}
+
+const readRecords = (namespace: string, endpoint: string, take: number) =>
+  pool.query<{ recordId: string; data: unknown }>({
+    name: 'records',
+    text: `SELECT "recordId"::text AS "recordId", "data" FROM "DataRecord"
+       WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3
+       ORDER BY "seq" ASC OFFSET $4 LIMIT $5`,
+    values: [instanceId, namespace, endpoint, 0, take],
+  });
+
+const insertRecord = (userId: string, namespace: string, endpoint: string, data: unknown) =>
+  pool.query<{ recordId: string; data: unknown }>({
+    name: 'insert',
+    text: `WITH inserted AS (
+      INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "userId")
+      SELECT $1::uuid, gen_random_uuid(), t.r->>'namespace', t.r->>'endpoint', t.r->'data', $2::uuid
+      FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(r, n)
+      ORDER BY t.n
+      RETURNING "recordId"::text AS "recordId", "namespace", "endpoint", "data", "seq"
+    )
+    SELECT "recordId", "namespace", "endpoint", "data" FROM inserted ORDER BY "seq"`,
+    values: [instanceId, userId, JSON.stringify([{ namespace, endpoint, data }])],
+  });
+
+async function readBody(req: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString());
+}
+
 async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://x');
-  const [, first, second] = url.pathname.split('/');
+  const [, first, second, third] = url.pathname.split('/');
+  if (allowedOrigin && req.headers.origin === allowedOrigin) {
+    res.setHeader('Access-Control-Allow-Origin', allowedOrigin);
+    res.setHeader('Vary', 'Origin');
+    res.setHeader('Access-Control-Allow-Credentials', 'true');
+    res.setHeader('Access-Control-Expose-Headers', 'X-Auth-Token,X-Request-Id');
+  }
   if (first === 'publickey') {
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     res.end('hello');
@@ -86,14 +153,21 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse): Prom
     res.writeHead(303, { Location: `http://blobs.example/${second}?s=${signature}` }).end();
     return;
   }
-  if (first === 'search') {
-    const take = Number(url.searchParams.get('take') ?? 1000);
-    const { rows } = await pool.query({
-      name: `search`,
-      text: `SELECT * FROM "File" WHERE "instanceId" = $1 AND "status" <> 'Deleted' ORDER BY "lastUpdated" DESC LIMIT $2`,
-      values: [instanceId, take],
-    });
-    return json(res, 200, rows);
+  if (first === 'search') return json(res, 200, await search(Number(url.searchParams.get('take') ?? 1000), url.searchParams.get('name')));
+  if (first === 'data' && second && third) {
+    const write = req.method === 'POST';
+    if (!(await mayAccess(who.sub, write ? 'write' : 'read', second, third))) return json(res, 403, { error: 'Forbidden' });
+    const table = `${second}/${third}`;
+    if (write) {
+      const [saved] = (await insertRecord(who.sub, second, third, await readBody(req))).rows;
+      return json(res, 201, { endpoint: table, recordId: saved?.recordId, data: saved?.data });
+    }
+    const { rows } = await readRecords(second, third, Number(url.searchParams.get('take') ?? 1000));
+    return json(
+      res,
+      200,
+      rows.map((r) => ({ endpoint: table, recordId: r.recordId, data: r.data })),
+    );
   }
   json(res, 404, { error: 'Not Found' });
 }

@@ -83,3 +83,28 @@ export async function seedSpread(
     token: issueToken(keys, { issuer: row.address, subject: row.ownerId, accessScope: 'owner' }, now).token,
   }));
 }
+
+/**
+ * An app pushed to the instance, stored as a push stores it (the record with its defaults filled in),
+ * but not set up: the bench sets it up and gets its token through the API, as an owner would.
+ */
+export async function seedApplication(db: pg.Client, instance: SeedInstance, namespace: string, url: string): Promise<void> {
+  const record = {
+    id: namespace,
+    title: `The ${namespace} app`,
+    namespace,
+    description: '',
+    logoUrl: `${url}logo.png`,
+    url,
+    authUrl: '',
+    browser: true,
+    category: 'app',
+    setup: false,
+    loginAvailable: false,
+    dataRead: [],
+  };
+  await db.query(
+    `INSERT INTO "Application" ("instanceId", "appId", "record", "version", "receivedAt") VALUES ($1, $2, $3::jsonb, 1, now())`,
+    [instance.id, namespace, JSON.stringify(record)],
+  );
+}
