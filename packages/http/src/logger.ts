@@ -47,10 +47,18 @@ function stdoutDestination(): ReturnType<typeof pino.destination> {
   return destination;
 }
 
+/** Each logger's destination and name, for the lines written without pino (access-log.ts). */
+const destinations = new WeakMap<Logger, { destination: DestinationStream; name?: string }>();
+
+/** Where a logger made by createLogger writes, or undefined for a silent one. */
+export function destinationOf(logger: Logger): { destination: DestinationStream; name?: string } | undefined {
+  return destinations.get(logger);
+}
+
 export function createLogger(options: { level?: string; name?: string; destination?: DestinationStream } = {}): Logger {
   const level = options.level ?? 'info';
   const destination = options.destination ?? (level === 'silent' ? undefined : stdoutDestination());
-  return pino(
+  const logger = pino(
     {
       name: options.name,
       level,
@@ -59,6 +67,8 @@ export function createLogger(options: { level?: string; name?: string; destinati
     },
     destination,
   );
+  if (destination) destinations.set(logger, { destination, name: options.name });
+  return logger;
 }
 
 /** Writes out every buffered log line; call it last in a graceful shutdown. */

@@ -14,16 +14,11 @@ export interface HitCounter {
   miss(): void;
 }
 
-const routes = new WeakMap<IncomingMessage, string>();
-
-/** Labels a request's metrics with the template of the route serving it (never the raw path). */
-export function labelRoute(req: IncomingMessage, template: string): void {
-  routes.set(req, template);
-}
-
-/** The template labelRoute gave the request; requests no declared route served share one value. */
-export function routeLabel(req: IncomingMessage): string {
-  return routes.get(req) ?? 'unmatched';
+declare module 'node:http' {
+  interface IncomingMessage {
+    /** The template of the declared route serving it (its metrics label; never the raw path). */
+    routeTemplate?: string;
+  }
 }
 
 export class Metrics {
@@ -57,14 +52,16 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** Times one request from `started`, labelled when its response ends with the route template `route()` names then. */
-  timeRequest(req: IncomingMessage, res: ServerResponse, route: () => string, started = performance.now()): void {
+  /** A request began (it is in flight until `requestEnded`). */
+  requestStarted(): void {
     this.inFlight.inc();
-    res.once('close', () => {
-      this.inFlight.dec();
-      const labels = { method: req.method, route: route(), status: String(res.statusCode) };
-      this.duration.observe(labels, (performance.now() - started) / 1000);
-    });
+  }
+
+  /** A request's response ended, `started` ms (performance.now()) ago; labelled with its route template. */
+  requestEnded(req: IncomingMessage, res: ServerResponse, started: number): void {
+    this.inFlight.dec();
+    const labels = { method: req.method, route: req.routeTemplate ?? 'unmatched', status: String(res.statusCode) };
+    this.duration.observe(labels, (performance.now() - started) / 1000);
   }
 
   dispatchFailed(): void {

@@ -2,9 +2,9 @@
 // X-Request-Id), one access-log line when it ends, the fixed security headers, and its timing.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import { logRequest } from '../access-log';
+import { logRequest, requestIdOf } from '../access-log';
 import type { Logger } from '../logger';
-import { routeLabel, type Metrics } from '../metrics';
+import type { Metrics } from '../metrics';
 import { fixedSecurityHeaders } from '../security-headers';
 
 // helmet's defaults, which do not depend on the request: computed once.
@@ -15,9 +15,14 @@ if (!security) throw new Error('the default security headers must not depend on 
 export function openRequest(req: IncomingMessage, res: ServerResponse, logger: Logger, metrics?: Metrics): void {
   if (req.id !== undefined) return;
   const started = performance.now();
+  req.id = requestIdOf(req);
   for (const [name, value] of security!.set) res.setHeader(name, value);
-  res.setHeader('X-Request-Id', logRequest(logger, req, res, started));
-  metrics?.timeRequest(req, res, () => routeLabel(req), started);
+  res.setHeader('X-Request-Id', req.id);
+  metrics?.requestStarted();
+  res.once('close', () => {
+    logRequest(logger, req, res, started);
+    metrics?.requestEnded(req, res, started);
+  });
 }
 
 /** The same, as the first middleware of an express app that also runs on its own (dex, tests). */

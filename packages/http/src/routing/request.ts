@@ -19,7 +19,18 @@ export type TrustProxy = (address: string, hop: number) => boolean;
 export function trustProxy(setting: boolean | readonly string[]): TrustProxy {
   if (setting === true) return () => true;
   if (setting === false || setting.length === 0) return () => false;
-  return proxyAddr.compile([...setting]);
+  const compiled = proxyAddr.compile([...setting]);
+  // proxy-addr parses the address on every call (≈ 1–2 µs); a proxy's few addresses repeat on every request.
+  const known = new Map<string, boolean>();
+  return (address) => {
+    let trusted = known.get(address);
+    if (trusted === undefined) {
+      trusted = compiled(address, 0);
+      if (known.size >= 1000) known.clear();
+      known.set(address, trusted);
+    }
+    return trusted;
+  };
 }
 
 /** The client as the gateway should see it: the address it named, its own address, and the scheme it used. */
@@ -48,9 +59,25 @@ export function clientOf(req: IncomingMessage, trust: TrustProxy): Client {
   const proto = firstValue(req.headers['x-forwarded-proto']);
   return {
     host: firstValue(req.headers['x-forwarded-host']) ?? own.host,
-    ip: proxyAddr(req, trust),
+    ip: forwardedFor(req.headers['x-forwarded-for'], peer, trust),
     protocol: proto === 'https' || proto === 'http' ? proto : own.protocol,
   };
+}
+
+/**
+ * The client behind a chain of trusted proxies, as proxy-addr finds it: X-Forwarded-For read from the
+ * nearest hop back, the first address that is not a trusted proxy (or the farthest one given).
+ */
+function forwardedFor(header: string | string[] | undefined, peer: string, trust: TrustProxy): string {
+  const text = Array.isArray(header) ? header.join(',') : header;
+  if (!text) return peer;
+  const hops = text.split(',');
+  let client = peer;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    if (!trust(client, 0)) return client;
+    client = (hops[i] as string).trim();
+  }
+  return client;
 }
 
 /** The path and query of a request target, the query parsed as express's default ("simple") parser does. */

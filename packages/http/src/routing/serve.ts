@@ -4,7 +4,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Logger } from '../logger';
-import { labelRoute } from '../metrics';
 import { parseInput } from '../validate';
 import { sendError, sendReply } from './render';
 import { checkTarget, readJsonBody, targetOf } from './request';
@@ -32,7 +31,7 @@ export async function serveRoute(
   params: Record<string, unknown>,
   logger: Logger,
 ): Promise<boolean> {
-  labelRoute(req, template);
+  req.routeTemplate = template;
   try {
     const { path, query } = targetOf(req);
     checkTarget(path, query);
