@@ -12,6 +12,7 @@ import {
   DataDebitRepository,
   DataGrantRepository,
   DataRecordRepository,
+  DataCombinatorRepository,
   FileRepository,
   InstanceAdminRepository,
   InstanceRepository,
@@ -44,10 +45,12 @@ import { consolePages } from './console';
 import { Cors } from './cors';
 import { DataAccessPolicy } from './data/access';
 import { BundleService } from './data/bundles';
+import { CombinatorService } from './data/combinators';
 import { DebitService } from './data/debits';
 import { DataGrantService } from './data/grants';
 import { DataService } from './data/service';
 import { FileService } from './files/service';
+import { ProfileService } from './hat/profile';
 import { Invalidation } from './instances/invalidation';
 import { InstanceRegistry } from './instances/registry';
 import { addressOfHost } from './instances/tenancy';
@@ -174,6 +177,9 @@ export function createApp(deps: GatewayDeps): Gateway {
     grants: new DataGrantService(grants, users),
     debits,
     bundles,
+    combinators: new CombinatorService(new DataCombinatorRepository(db), bundles, clock),
+    profiles: new ProfileService(bundles, records, clock),
+    logger,
   });
 
   const cors = new Cors(config.CORS_ALLOWED_ORIGINS, (instanceId) => apps.origins(instanceId));
