@@ -9,6 +9,7 @@ import request from 'supertest';
 import { adminOpenApi } from '@pds/gateway';
 import { adminCli, formatBytes, parseQuota } from '../src/admin/cli';
 import { adminRoutes } from '../src/admin/routes';
+import { freePort } from '../../../scripts/lib/ports';
 import { OPENAPI_FILES, serialise } from '../../../scripts/openapi';
 import { documentedRoutes, declaredRoutes, openApiProblems } from '../../../test/support/openapi';
 import { callerRequests, signUp, startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
@@ -199,6 +200,14 @@ describe('the CLI (pnpm admin)', () => {
     const failed = await run('instances', 'resume', bob.address, '--reason', 'again');
     expect(failed).toMatchObject({ code: 1, err: expect.stringMatching(/^admin: 409 The instance .* is active/) });
     expect(await run('instances', 'close', bob.address)).toMatchObject({ code: 1, err: expect.stringMatching(/^admin: 501 /) });
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const errors: string[] = [];
+    const unreachable = await adminCli(['instances', 'list'], {
+      env: { ADMIN_URL: closed, ADMIN_TOKEN: TOKEN },
+      out: () => undefined,
+      err: (text) => errors.push(text),
+    });
+    expect([unreachable, errors]).toEqual([1, [`admin: cannot reach the admin API at ${closed}: ECONNREFUSED`]]);
     const denied = await adminCli(['instances', 'list'], {
       env: { ADMIN_URL: url, ADMIN_TOKEN: 'x'.repeat(32) },
       out: () => undefined,

@@ -93,6 +93,9 @@ export async function adminCli(argv: string[], io: CliIo): Promise<number> {
       method,
       headers: { Authorization: `Bearer ${config.ADMIN_TOKEN}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
+    }).catch((error: unknown) => {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(`cannot reach the admin API at ${base}: ${cause?.code ?? cause?.message ?? String(error)}`);
     });
     const answer = (await res.json().catch(() => ({}))) as { message?: string };
     if (!res.ok) throw new Error(`${res.status} ${answer.message ?? res.statusText}`);
