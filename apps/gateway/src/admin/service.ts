@@ -63,9 +63,7 @@ export class AdminService {
     const result = await this.instances.changeState(address, from, { state: to, reason, actor: 'operator', at: this.clock() });
     if (!result.changed) {
       if (result.state === null) throw notFound(address);
-      throw ApiError.conflict(
-        `The instance ${address} is ${result.state}; only a${from[0] === 'active' ? 'n' : ''} ${from.join(' or ')} instance can become ${to}`,
-      );
+      throw ApiError.conflict(`The instance ${address} is ${result.state}, not ${from.join(' or ')}: it cannot become ${to}`);
     }
     await this.registry.changed(address);
     return this.get(address);

@@ -5,7 +5,8 @@ import type { InstanceOverview, StateChange } from '@pds/db';
 import type { InstanceDetails, QuotaDefaults } from './service';
 
 const STATES = ['active', 'suspended', 'closing'] as const;
-const bytes = z.number().int().nonnegative();
+/** A count or a number of bytes. */
+const amount = z.number().int().nonnegative();
 
 const stateChange = z.object({ state: z.enum(STATES), reason: z.string(), actor: z.string(), at: z.iso.datetime() });
 
@@ -17,10 +18,10 @@ export const instanceBody = z.object({
   createdAt: z.iso.datetime(),
   lastActiveAt: z.iso.datetime().optional().describe('When a token was last issued (log-in or hourly refresh), to the hour'),
   ownerEmail: z.string().optional(),
-  usage: z.object({ files: bytes, fileBytes: bytes, records: bytes, recordBytes: bytes }),
-  quota: z.object({ bytes, recordsBytes: bytes }).describe('The quotas that apply'),
+  usage: z.object({ files: amount, fileBytes: amount, records: amount, recordBytes: amount }),
+  quota: z.object({ bytes: amount, recordsBytes: amount }).describe('The quotas that apply'),
   customQuota: z
-    .object({ bytes: bytes.optional(), recordsBytes: bytes.optional() })
+    .object({ bytes: amount.optional(), recordsBytes: amount.optional() })
     .describe("The operator's own quotas for this instance; an absent one is the cluster's default"),
 });
 
