@@ -14,7 +14,13 @@ const outRoot = outIndex > 0 ? path.resolve(process.argv[outIndex + 1]) : root;
 
 /** Output name → source, per app. */
 const apps = {
-  gateway: { main: 'src/main.ts', worker: 'src/worker-main.ts', migrate: 'src/migrate-main.ts', 'rotate-key': 'src/rotate-key-main.ts' },
+  gateway: {
+    main: 'src/main.ts',
+    worker: 'src/worker-main.ts',
+    migrate: 'src/migrate-main.ts',
+    'rotate-key': 'src/rotate-key-main.ts',
+    admin: 'src/admin-main.ts',
+  },
   dex: {
     main: 'src/main.ts',
     worker: 'src/worker-main.ts',

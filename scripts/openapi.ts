@@ -3,11 +3,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dexOpenApi } from '@pds/dex';
-import { gatewayOpenApi } from '@pds/gateway';
+import { adminOpenApi, gatewayOpenApi } from '@pds/gateway';
 
 export const OPENAPI_FILES = {
   gateway: join(__dirname, '..', 'docs', 'openapi.json'),
   dex: join(__dirname, '..', 'docs', 'openapi-dex.json'),
+  admin: join(__dirname, '..', 'docs', 'openapi-admin.json'),
 };
 
 export const serialise = (document: unknown) => `${JSON.stringify(document, null, 2)}\n`;
@@ -15,5 +16,6 @@ export const serialise = (document: unknown) => `${JSON.stringify(document, null
 if (require.main === module) {
   writeFileSync(OPENAPI_FILES.gateway, serialise(gatewayOpenApi()));
   writeFileSync(OPENAPI_FILES.dex, serialise(dexOpenApi()));
-  console.log(`wrote ${OPENAPI_FILES.gateway} and ${OPENAPI_FILES.dex}`);
+  writeFileSync(OPENAPI_FILES.admin, serialise(adminOpenApi()));
+  console.log(`wrote ${OPENAPI_FILES.gateway}, ${OPENAPI_FILES.dex} and ${OPENAPI_FILES.admin}`);
 }

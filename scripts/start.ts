@@ -120,6 +120,10 @@ async function start(): Promise<Stoppable> {
       // never mix with another start's (or the tests') on a shared Redis.
       QUEUE_PREFIX: kept(dataDir, 'QUEUE_PREFIX', 'queue-prefix', () => `pds-${randomBytes(4).toString('hex')}`),
       MASTER_KEY: kept(dataDir, 'MASTER_KEY', 'master.key', () => randomBytes(32).toString('hex')),
+      // The admin API listens only when asked for (ADMIN_PORT); its token is then kept like the master key.
+      ...(process.env.ADMIN_PORT
+        ? { ADMIN_TOKEN: kept(dataDir, 'ADMIN_TOKEN', 'admin-token', () => randomBytes(32).toString('hex')) }
+        : {}),
     });
 
     ensureConsoleBuilt(console.log);
@@ -141,7 +145,11 @@ PDS cluster running (Ctrl-C stops it)
   console   ${base}/ (sign up), then http://<name>.${clusterDomain}:${port}/ in a browser
   gateway   ${gateway.url}   instances at http://<name>.${clusterDomain}:${port}
   dex       ${dex.url}   certified cluster: ${config.DEX_CLUSTERS.join(', ')}; admins: ${config.DEX_ADMINS.join(', ')}
-  admin     ${admin ?? '(not under this cluster)'}
+  admin     ${admin ?? '(not under this cluster)'}${
+    gateway.adminUrl
+      ? `\n  admin API ${gateway.adminUrl} (ADMIN_TOKEN ${process.env.ADMIN_TOKEN ? 'as given' : `in ${path.join(dataDir, 'admin-token')}`}): pnpm admin instances list`
+      : ''
+  }
   postgres  ${postgres.origin} ${redact(withDatabase(postgres.adminUrl, ''))}
   redis     ${redis.origin} ${redis.url} (keys under ${config.QUEUE_PREFIX}:)
   data      ${dataDir} (files: ${config.STORAGE})

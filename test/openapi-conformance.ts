@@ -1,5 +1,5 @@
 // Every response the suite receives through supertest is checked against the OpenAPI documents
-// (gateway's, then dex's): a documented operation answering a body its document does not describe
+// (gateway's, then dex's, then the admin API's): a documented operation answering a body its document does not describe
 // fails the test file. Responses of undocumented paths (fake servers, S3) are not this check's business.
 import type { Response } from 'supertest';
 import { Test } from 'supertest';
@@ -12,10 +12,10 @@ const problems: string[] = [];
 function documents(): Checker[] {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { responseChecker } = require('./support/openapi') as typeof import('./support/openapi');
-  const { gatewayOpenApi } = require('@pds/gateway') as typeof import('@pds/gateway');
+  const { adminOpenApi, gatewayOpenApi } = require('@pds/gateway') as typeof import('@pds/gateway');
   const { dexOpenApi } = require('@pds/dex') as typeof import('@pds/dex');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  return [gatewayOpenApi(), dexOpenApi()].map((doc) => responseChecker(doc as Parameters<typeof responseChecker>[0]));
+  return [gatewayOpenApi(), dexOpenApi(), adminOpenApi()].map((doc) => responseChecker(doc as Parameters<typeof responseChecker>[0]));
 }
 
 function record(res: Response): void {

@@ -84,7 +84,7 @@ describe('infra/compose', () => {
 
   it('refuses to start without each secret, naming it', () => {
     const text = readFileSync(COMPOSE, 'utf8');
-    for (const secret of ['MASTER_KEY', 'POSTGRES_PASSWORD', 'REDIS_PASSWORD', 'S3_ACCESS_KEY', 'S3_SECRET_KEY']) {
+    for (const secret of ['MASTER_KEY', 'POSTGRES_PASSWORD', 'REDIS_PASSWORD', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'ADMIN_TOKEN']) {
       expect(() => interpolate(text, { ...env, [secret]: '' })).toThrow(secret);
     }
   });
@@ -94,7 +94,8 @@ describe('infra/compose', () => {
       .filter(([name, v]) => !v.hasDefault && !(name in example))
       .map(([name]) => name);
     expect(undocumented).toEqual([]);
-    for (const secret of ['MASTER_KEY', 'POSTGRES_PASSWORD', 'REDIS_PASSWORD', 'S3_SECRET_KEY']) expect(example[secret]).toBe('');
+    for (const secret of ['MASTER_KEY', 'POSTGRES_PASSWORD', 'REDIS_PASSWORD', 'S3_SECRET_KEY', 'ADMIN_TOKEN'])
+      expect(example[secret]).toBe('');
     expect(tracked('infra/compose').filter((f) => f.endsWith('/.env') || f.includes('/tls/'))).toEqual([]);
   });
 
@@ -312,6 +313,22 @@ describe('infra/k8s (the example overlay)', () => {
     expect(needed.filter((n) => !config.includes(n))).toEqual([]);
   });
 
+  it("keeps the gateways' admin port out of every Service and Ingress, and ADMIN_TOKEN in a Secret only gateways read", () => {
+    const gateway = podSpec(named('Deployment', 'pds-gateway')).containers[0]!;
+    expect((gateway.ports as { name: string; containerPort: number }[]).find((p) => p.name === 'admin')?.containerPort).toBe(8090);
+    const exposed = ofKind('Service').flatMap((service) =>
+      (service.spec as { ports: { port: number; targetPort: unknown }[] }).ports.map(
+        (p) => `${service.metadata.name} ${p.port}→${String(p.targetPort)}`,
+      ),
+    );
+    expect(exposed.filter((port) => /admin|8090/.test(port))).toEqual([]);
+    expect(JSON.stringify(ofKind('Ingress'))).not.toMatch(/admin|8090/);
+    const readers = workloads().filter((w) =>
+      podSpec(w).containers.some((c) => JSON.stringify(c.envFrom ?? []).includes('pds-admin-secrets')),
+    );
+    expect(readers.map((w) => w.metadata.name)).toEqual(['pds-gateway']);
+  });
+
   it('commits no secret: only examples with empty values, and the real files are git-ignored', () => {
     const files = tracked('infra/k8s');
     expect(files.filter((f) => f.endsWith('.secrets.env'))).toEqual([]);
@@ -324,7 +341,7 @@ describe('infra/k8s (the example overlay)', () => {
       ofKind('Secret')
         .map((s) => s.metadata.name)
         .sort(),
-    ).toEqual(['pds-dex-secrets', 'pds-gateway-secrets', 'pds-shared-secrets']);
+    ).toEqual(['pds-admin-secrets', 'pds-dex-secrets', 'pds-gateway-secrets', 'pds-shared-secrets']);
     expect(existsSync(join(OVERLAY, 'kustomization.yaml'))).toBe(true);
   });
 });

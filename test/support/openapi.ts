@@ -16,9 +16,19 @@ export function declaredRoutes(routes: readonly AnyRoute[]): string[] {
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
 type Operation = { responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
 
+/** A path's item, following a `$ref` to another path's (how the document gives an alias path). */
+function pathItem(doc: Doc, path: string): Record<string, Operation> | undefined {
+  const item = doc.paths[path] as (Record<string, Operation> & { $ref?: string }) | undefined;
+  if (!item?.$ref) return item;
+  const target = decodeURIComponent(item.$ref.replace(/^#\/paths\//, ''))
+    .replace(/~1/g, '/')
+    .replace(/~0/g, '~');
+  return doc.paths[target];
+}
+
 export function documentedRoutes(doc: Doc): string[] {
-  return Object.entries(doc.paths)
-    .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+  return Object.keys(doc.paths)
+    .flatMap((path) => Object.keys(pathItem(doc, path) ?? {}).map((method) => `${method.toUpperCase()} ${path}`))
     .sort();
 }
 
@@ -51,10 +61,10 @@ export function responseChecker(doc: Doc): (res: Response) => string[] {
     if ((path === '/' && String(res.headers['content-type'] ?? '').startsWith('text/html')) || path.startsWith('/assets/')) return [];
     // The most specific template wins: /users/access_token/validate before /users/access_token/{…}.
     const template = templates
-      .filter((t) => t.pattern.test(path) && doc.paths[t.path]![method])
+      .filter((t) => t.pattern.test(path) && pathItem(doc, t.path)?.[method])
       .sort((a, b) => literalLength(b.path) - literalLength(a.path))[0];
     if (!template) return [`${label}: no documented operation`];
-    const operation = doc.paths[template.path]![method]!;
+    const operation = pathItem(doc, template.path)![method]!;
     const response = operation.responses[String(res.status)] ?? operation.responses[`${String(res.status)[0]}XX`];
     if (!response) return [`${label}: status not documented for ${template.path}`];
     const json = response.content?.['application/json'];

@@ -1,4 +1,4 @@
-// The instance console: log in, then files, apps, data, data debits and users; #/hatlogin for apps.
+// The instance console: log in, then files, apps, data, data debits, users and the public profile; #/hatlogin for apps.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { BrandMark } from './icons';
@@ -12,6 +12,7 @@ import { FileDetails } from './views/FileDetails';
 import { Files } from './views/Files';
 import { HatLogin } from './views/HatLogin';
 import { Login } from './views/Login';
+import { Profile } from './views/Profile';
 import { Users } from './views/Users';
 
 function useSession() {
@@ -60,6 +61,7 @@ function App() {
     ['data', 'Data', owner],
     ['data-debits', 'Data debits', owner && debits],
     ['users', 'Users', owner],
+    ['profile', 'Profile', owner],
   ];
   const content =
     screen === 'files' && rest[0] ? (
@@ -74,6 +76,8 @@ function App() {
       <DataDebits />
     ) : screen === 'users' && owner ? (
       <Users />
+    ) : screen === 'profile' && owner ? (
+      <Profile />
     ) : (
       <p>
         Nothing here. <a href={href('files')}>Go to your files</a>.

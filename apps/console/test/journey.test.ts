@@ -216,6 +216,24 @@ describeBrowser('web console in Chromium', () => {
     await watch.screen(owner, 'file-shared');
   });
 
+  it('lets the owner publish profile fields, which anyone then reads where the HAT apps look for them', async () => {
+    await owner.getByRole('link', { name: 'Profile' }).click();
+    await owner.getByRole('heading', { name: 'Profile' }).waitFor();
+    const aboutYou = owner.getByRole('group', { name: 'About you' });
+    await aboutYou.getByLabel('First name', { exact: true }).fill('Alice');
+    await aboutYou.getByLabel('Last name', { exact: true }).fill('Liddell');
+    await aboutYou.getByRole('checkbox', { name: 'Public First name' }).check();
+    await owner.getByRole('group', { name: 'Online' }).getByLabel('Website', { exact: true }).fill('https://alice.example');
+    await owner.getByRole('button', { name: 'Save profile' }).click();
+    await owner.getByText('Saved. One field is public.').waitFor();
+    await watch.screen(owner, 'profile');
+    // Read as anyone reads it: no token sent.
+    const published = await owner.evaluate(() =>
+      fetch('/api/v2.6/phata/profile').then((res) => res.json() as Promise<{ profile: { data: unknown }[] }>),
+    );
+    expect(published.profile.map((record) => record.data)).toEqual([{ personal: { firstName: 'Alice' } }]);
+  });
+
   it('pages through 250 more files with the total shown, sorts them, and acts on several at once', async () => {
     const api = await apiOwner();
     // Sizes 2…251 bytes: bulk-001 is the smallest file of all.

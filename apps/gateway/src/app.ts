@@ -12,7 +12,9 @@ import {
   DataDebitRepository,
   DataGrantRepository,
   DataRecordRepository,
+  DataCombinatorRepository,
   FileRepository,
+  InstanceAdminRepository,
   InstanceRepository,
   UserRepository,
   type GatewayDb,
@@ -30,6 +32,9 @@ import {
 } from '@pds/http';
 import { LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
+import { createAdminApp } from './admin/app';
+import { clusterTotals } from './admin/metrics';
+import { AdminService } from './admin/service';
 import { HttpDexKeySource, type DexKeySource } from './apps/dex-keys';
 import { DexPushService } from './apps/dex-push';
 import { ApplicationService } from './apps/service';
@@ -40,10 +45,12 @@ import { consolePages } from './console';
 import { Cors } from './cors';
 import { DataAccessPolicy } from './data/access';
 import { BundleService } from './data/bundles';
+import { CombinatorService } from './data/combinators';
 import { DebitService } from './data/debits';
 import { DataGrantService } from './data/grants';
 import { DataService } from './data/service';
 import { FileService } from './files/service';
+import { ProfileService } from './hat/profile';
 import { Invalidation } from './instances/invalidation';
 import { InstanceRegistry } from './instances/registry';
 import { addressOfHost } from './instances/tenancy';
@@ -85,6 +92,8 @@ export interface Gateway {
   express: Express;
   /** Every route, in the order both dispatchers try them. */
   routes: readonly GatewayRoute[];
+  /** The operator's admin API (served on ADMIN_PORT by server.ts); none without ADMIN_TOKEN. */
+  admin: RequestListener | undefined;
   registry: InstanceRegistry;
   auth: AuthService;
   signup: SignupService;
@@ -111,7 +120,14 @@ export function createApp(deps: GatewayDeps): Gateway {
   const accounts = new AccountCache(users, applications, invalidation, { stats: deps.metrics?.cache('accounts') });
   const registry = new InstanceRegistry(instances, deps.masterKey, invalidation, { stats: deps.metrics?.cache('instance-registry') });
   const verified = new VerifiedTokenCache(undefined, deps.metrics?.cache('verified-token'));
-  const auth = new AuthService(users, accounts, verified, clock, (tenant) => registry.signingKeys(tenant));
+  const auth = new AuthService(
+    users,
+    accounts,
+    verified,
+    clock,
+    (tenant) => registry.signingKeys(tenant),
+    (instanceId, at) => instances.touchActivity(instanceId, at),
+  );
   const logins = new LoginService(
     auth,
     new RateLimit(deps.redis, {
@@ -161,6 +177,9 @@ export function createApp(deps: GatewayDeps): Gateway {
     grants: new DataGrantService(grants, users),
     debits,
     bundles,
+    combinators: new CombinatorService(new DataCombinatorRepository(db), bundles, clock),
+    profiles: new ProfileService(bundles, records, clock),
+    logger,
   });
 
   const cors = new Cors(config.CORS_ALLOWED_ORIGINS, (instanceId) => apps.origins(instanceId));
@@ -190,7 +209,14 @@ export function createApp(deps: GatewayDeps): Gateway {
   finishApp(app, logger);
 
   const dispatcher = createDispatcher({ routes, pipeline, fallback: app, logger, metrics: deps.metrics });
-  return { app: dispatcher, express: app, routes, registry, auth, signup };
+
+  const instanceAdmin = new InstanceAdminRepository(db);
+  if (deps.metrics) clusterTotals(deps.metrics, instanceAdmin);
+  const quotas = { bytes: config.QUOTA_BYTES, recordsBytes: config.QUOTA_RECORDS_BYTES };
+  const admin = config.ADMIN_TOKEN
+    ? createAdminApp(new AdminService(instanceAdmin, registry, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
+    : undefined;
+  return { app: dispatcher, express: app, routes, admin, registry, auth, signup };
 
   function addressOfRequest(req: Request): string {
     return addressOfHost(clientOf(req, trust).host);

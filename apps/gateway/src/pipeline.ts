@@ -1,6 +1,7 @@
 // The gateway's request pipeline, framework-free, run by both dispatchers for every declared route:
-// tenant from Host → CORS → token → caller → refreshed token → access. Each refusal is answered where
-// it is found (an unknown host is a 404 before any token is read; a refused token a 401 before access).
+// tenant from Host → CORS → instance state → token → caller → refreshed token → access. Each refusal is
+// answered where it is found (an unknown host is a 404 before any token is read, a suspended instance a
+// 423, a refused token a 401 before access).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
 import { ApiError, clientOf, PASS, type AnyRoute, type Pipeline, type TrustProxy } from '@pds/http';
@@ -9,8 +10,9 @@ import type { AuthService } from './auth/service';
 import { isOwner, type Caller } from './context';
 import type { Cors } from './cors';
 import type { InstanceRegistry, ResolvedInstance } from './instances/registry';
+import { checkState, requireOpenTo } from './instances/state';
 import { addressOfHost } from './instances/tenancy';
-import type { Access, Context } from './route';
+import type { Access, Context, GatewayRoute } from './route';
 
 export const TOKEN_HEADER = 'x-auth-token';
 
@@ -45,6 +47,7 @@ export class GatewayPipeline implements Pipeline<Context<Access>> {
     if (address === this.deps.clusterDomain) return PASS;
     const tenant = await this.tenant(address);
     await this.deps.cors.apply(req, res, tenant);
+    checkState(tenant, route as GatewayRoute);
     if (access === 'instance') return { client, tenant };
     if (access === 'dex') {
       await this.deps.verifyDexToken(tenant, req.headers[TOKEN_HEADER] as string | undefined);
@@ -52,10 +55,12 @@ export class GatewayPipeline implements Pipeline<Context<Access>> {
     }
     const token = requestToken(req, query);
     if (!token) {
+      requireOpenTo(tenant, undefined);
       if (access === 'anyone') return { client, tenant };
       throw ApiError.notAuthenticated();
     }
     const caller = await this.caller(tenant, token, res);
+    requireOpenTo(tenant, caller.user);
     if (access === 'owner' && !isOwner(caller)) throw ApiError.forbidden('Only the owner of this instance may do this');
     if (access === 'app' && caller.claims.accessScope !== 'application') throw ApiError.forbidden('Only an application may do this');
     return { client, tenant, caller };

@@ -31,7 +31,16 @@ export type Context<A extends Access> = A extends 'public'
       ? InstanceContext & { caller?: Caller }
       : InstanceContext & { caller: Caller };
 
-export type GatewayRoute<A extends Access = Access> = RouteDef<A, Context<A>, any, any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** What the gateway's pipeline reads of a route beyond the shared declaration. */
+export interface GatewayFlags {
+  /**
+   * Part of the flow of an instance its owner is closing (instances/state.ts): served to the owner
+   * (the handler of an `instance` route checks who logs in), where every other call answers 410.
+   */
+  whileClosing?: true;
+}
+
+export type GatewayRoute<A extends Access = Access> = RouteDef<A, Context<A>, any, any, any> & GatewayFlags; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** Declares a route; the handler's context, params, query and body are typed from the declaration. */
 export function route<
@@ -39,7 +48,7 @@ export function route<
   P extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
->(declaration: RouteDef<A, Context<A>, P, Q, B>): GatewayRoute<A> {
+>(declaration: RouteDef<A, Context<A>, P, Q, B> & GatewayFlags): GatewayRoute<A> {
   return declaration as GatewayRoute<A>;
 }
 

@@ -1,6 +1,6 @@
 // The gateway's route table, in the order both dispatchers try them. Each feature declares its own
 // routes (its routes.ts); this joins them. The OpenAPI document is made from the same table.
-import { healthRoutes, openApiRoute, type RateLimit, type ReadinessCheck } from '@pds/http';
+import { healthRoutes, openApiRoute, type Logger, type RateLimit, type ReadinessCheck } from '@pds/http';
 import type { LocalBlobStore } from '@pds/storage';
 import type { DexPushService } from './apps/dex-push';
 import { applicationRoutes } from './apps/routes';
@@ -10,6 +10,8 @@ import { authRoutes } from './auth/routes';
 import type { AuthService } from './auth/service';
 import { blobRoutes } from './blobs/routes';
 import type { ConsolePages } from './console';
+import { combinatorRoutes } from './data/combinator-routes';
+import type { CombinatorService } from './data/combinators';
 import { debitRoutes } from './data/debit-routes';
 import type { BundleService } from './data/bundles';
 import type { DebitService } from './data/debits';
@@ -19,6 +21,9 @@ import { dataRoutes } from './data/routes';
 import type { DataService } from './data/service';
 import { fileRoutes } from './files/routes';
 import type { FileService } from './files/service';
+import { withOlderPrefixes } from './hat/legacy-prefixes';
+import type { ProfileService } from './hat/profile';
+import { hatRoutes } from './hat/routes';
 import type { InstanceRegistry } from './instances/registry';
 import { gatewayOpenApi } from './openapi';
 import type { GatewayRoute } from './route';
@@ -46,8 +51,12 @@ export interface RouteServices {
   grants: DataGrantService;
   debits: DebitService;
   bundles: BundleService;
+  combinators: CombinatorService;
+  profiles: ProfileService;
+  logger: Logger;
 }
 
+/** Every route, with the older API prefixes the original served some of them under (hat/legacy-prefixes.ts). */
 export function routeTable(s: RouteServices): GatewayRoute[] {
   const routes: GatewayRoute[] = [
     ...healthRoutes('public', s.readiness),
@@ -60,9 +69,11 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...dataRoutes(s.data),
     ...dataGrantRoutes(s.grants),
     ...debitRoutes(s.debits, s.bundles),
+    ...combinatorRoutes(s.combinators),
     ...fileRoutes(s.files),
+    ...hatRoutes(s.profiles, s.logger),
   ];
-  return routes;
+  return withOlderPrefixes(routes);
 }
 
 /**

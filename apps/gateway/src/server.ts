@@ -11,9 +11,14 @@ export interface RunningGateway extends Stoppable {
   gateway: Gateway;
   server: Server;
   url: string;
+  /** The admin API's address (ADMIN_PORT), when it listens. */
+  adminUrl?: string;
 }
 
 export async function startGateway(config: GatewayConfig): Promise<RunningGateway> {
+  // An admin listener without its secret would refuse everyone: say so before anything starts.
+  if (config.ADMIN_PORT !== undefined && !config.ADMIN_TOKEN)
+    throw new Error('ADMIN_PORT is set but ADMIN_TOKEN is not: set both, or neither');
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway' });
   const db = createGatewayDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
   // A missing database or unapplied migrations would turn every request into an error: refuse to start instead.
@@ -35,6 +40,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
 
   let gateway: Gateway;
   let server: Server;
+  let adminServer: Server | undefined;
   try {
     const blobStore = await createBlobStore(config);
     metrics = await startMetrics('gateway', config);
@@ -50,17 +56,22 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
       blobStore,
       metrics: metrics?.metrics,
     });
+    // Its own listener: the public port never serves the admin API (and this one nothing else).
+    if (gateway.admin && config.ADMIN_PORT !== undefined) adminServer = await listen(gateway.admin, config.ADMIN_PORT, config.BIND_ADDRESS);
     server = await listen(gateway.app, config.PORT, config.BIND_ADDRESS);
   } catch (error) {
+    if (adminServer) await closeServer(adminServer, 0);
     await release();
     throw error;
   }
   const url = `http://${config.BIND_ADDRESS}:${boundPort(server)}`;
-  logger.info({ url, cluster: config.CLUSTER_DOMAIN }, 'gateway listening');
+  const adminUrl = adminServer ? `http://${config.BIND_ADDRESS}:${boundPort(adminServer)}` : undefined;
+  logger.info({ url, adminUrl, cluster: config.CLUSTER_DOMAIN }, 'gateway listening');
 
   const close = once(async () => {
-    await closeServer(server, config.SHUTDOWN_TIMEOUT * 1000);
+    const grace = config.SHUTDOWN_TIMEOUT * 1000;
+    await Promise.all([closeServer(server, grace), adminServer ? closeServer(adminServer, grace) : undefined]);
     await release();
   });
-  return { gateway, server, url, close, graceMs: config.SHUTDOWN_TIMEOUT * 1000 };
+  return { gateway, server, url, adminUrl, close, graceMs: config.SHUTDOWN_TIMEOUT * 1000 };
 }

@@ -86,6 +86,12 @@ const base = z.object({
   SHUTDOWN_TIMEOUT: seconds.default(10),
   /** Where Prometheus metrics are served (on BIND_ADDRESS); none when unset. */
   METRICS_PORT: port.optional(),
+  /** Where gateways serve the operator's admin API (on BIND_ADDRESS, never the public port); none when unset. */
+  ADMIN_PORT: port.optional(),
+  /** The admin API's bearer secret; a gateway with ADMIN_PORT refuses to start without it. */
+  ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
+  /** Where `pnpm admin` reaches the admin API; by default http://BIND_ADDRESS:ADMIN_PORT. */
+  ADMIN_URL: z.url().optional(),
 
   CLUSTER_DOMAIN: domain.default('pds.localhost'),
   PUBLIC_URL_SCHEME: z.enum(['http', 'https']).default('https'),
@@ -121,6 +127,18 @@ const base = z.object({
     .positive()
     .default(5 * 1024 ** 3),
   UPLOAD_DEADLINE: seconds.default(3600),
+  /** An instance's file bytes, unless the operator set its own quota. */
+  QUOTA_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 ** 3),
+  /** An instance's data record bytes, unless the operator set its own quota. */
+  QUOTA_RECORDS_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(256 * 1024 ** 2),
 
   /** Browser origins allowed to call instances (CORS); by default each instance's own apps' origins. */
   CORS_ALLOWED_ORIGINS: origins.optional(),

@@ -16,6 +16,17 @@ describe('loadConfig', () => {
       DEX_URL: 'http://127.0.0.1:8081',
       DEX_CLUSTERS: ['pds.localhost'],
       DEX_ADMINS: ['admin.pds.localhost'],
+      QUOTA_BYTES: 1024 ** 3,
+      QUOTA_RECORDS_BYTES: 256 * 1024 ** 2,
+    });
+    expect(c.ADMIN_PORT).toBeUndefined();
+  });
+
+  it('takes an admin token of 32 characters or more only', () => {
+    expect(() => loadConfig({ ADMIN_TOKEN: 'short' })).toThrow(/ADMIN_TOKEN: must be at least 32 characters/);
+    expect(loadConfig({ ADMIN_PORT: '8090', ADMIN_TOKEN: 'a'.repeat(32) })).toMatchObject({
+      ADMIN_PORT: 8090,
+      ADMIN_TOKEN: 'a'.repeat(32),
     });
   });
 

@@ -39,6 +39,8 @@ export interface PropertySelection {
   endpoints: EndpointSelection[];
   orderBy?: DataPath;
   descending: boolean;
+  /** Records passed over before the first returned (a combinator's page); default 0. */
+  skip?: number;
   limit: number;
 }
 
@@ -117,10 +119,41 @@ function where(v: Values, selection: EndpointSelection): string {
   return parts.join(' AND ');
 }
 
+/** Output fields: a dotted name (`personal.firstName`) nests, as in the original's mappings. */
+interface FieldTree {
+  [name: string]: DataPath | FieldTree;
+}
+
+function fieldTree(mapping: [string, DataPath][]): FieldTree {
+  const tree: FieldTree = {};
+  for (const [name, path] of mapping) {
+    const segments = name.split('.');
+    // A name with an empty segment (`a..b`, `.a`) stays one flat field.
+    const [leaf, ...parents] = (segments.includes('') ? [name] : segments).reverse() as [string, ...string[]];
+    let node = tree;
+    for (const parent of parents.reverse()) {
+      const next = node[parent];
+      node = node[parent] = next && !Array.isArray(next) ? next : {};
+    }
+    node[leaf] = path;
+  }
+  return tree;
+}
+
+/** PostgreSQL functions take at most 100 arguments: larger objects are built in parts and joined with ||. */
+const PAIRS_PER_CALL = 50;
+
+function objectSql(v: Values, tree: FieldTree): string {
+  const pairs = Object.entries(tree).map(
+    ([name, value]) => `${v.bind(name)}::text, ${Array.isArray(value) ? `r."data" #> ${pathSql(v, value)}` : objectSql(v, value)}`,
+  );
+  const parts: string[] = [];
+  for (let i = 0; i < pairs.length; i += PAIRS_PER_CALL) parts.push(`jsonb_build_object(${pairs.slice(i, i + PAIRS_PER_CALL).join(', ')})`);
+  return parts.length === 1 ? parts[0]! : `(${parts.join(' || ')})`;
+}
+
 function dataSql(v: Values, selection: EndpointSelection): string {
-  if (!selection.mapping) return `r."data"`;
-  const pairs = selection.mapping.flatMap(([name, path]) => [`${v.bind(name)}::text`, `r."data" #> ${pathSql(v, path)}`]);
-  return `jsonb_build_object(${pairs.join(', ')})`;
+  return selection.mapping ? objectSql(v, fieldTree(selection.mapping)) : `r."data"`;
 }
 
 const BUNDLE_COLUMNS = `"name", "query", "createdAt"`;
@@ -174,18 +207,20 @@ export class DataBundleRepository {
     const direction = property.descending ? 'DESC' : 'ASC';
     const sortKey = property.orderBy ? `r."data" #> ${pathSql(v, property.orderBy)}` : 'NULL::jsonb';
     const order = `"sortKey" ${direction} NULLS LAST, "seq" ${property.orderBy ? 'ASC' : direction}`;
+    const skip = property.skip ?? 0;
     const limit = v.bind(property.limit);
-    // Each branch is itself ordered and limited, so none reads more than `limit` rows through its index.
+    // Each branch is itself ordered and limited, so none reads more than skip + `limit` rows through its index.
+    const branchLimit = skip ? v.bind(skip + property.limit) : limit;
     const branches = property.endpoints.map(
       (selection, i) => `(
         SELECT r."recordId", r."namespace", r."endpoint", ${dataSql(v, selection)} AS "data", r."seq", ${sortKey} AS "sortKey", ${i} AS "branch"
         FROM "DataRecord" r WHERE ${where(v, selection)}
-        ORDER BY ${order} LIMIT ${limit})`,
+        ORDER BY ${order} LIMIT ${branchLimit})`,
     );
     const rows = await tx.plain<LocatedRecord & { branch: number }>(
       `SELECT "recordId", "namespace", "endpoint", "data", "branch"
       FROM (${branches.join(' UNION ALL ')}) b
-      ORDER BY ${order} LIMIT ${limit}`,
+      ORDER BY ${order}${skip ? ` OFFSET ${v.bind(skip)}` : ''} LIMIT ${limit}`,
       v.list,
     );
 

@@ -1,5 +1,7 @@
 export * from './clients';
 export * from './instances';
+export * from './instance-admin';
+export * from './combinators';
 export { UserRepository, type Account, type AccountsChanged, type NewUser } from './users';
 export * from './files';
 export * from './applications';
@@ -8,7 +10,7 @@ export * from './data-changes';
 export * from './bundles';
 export * from './debits';
 export type { Application, DataAccess, DataGrant, DataDebit, DataDebitPermission } from './generated/gateway/client';
-export type { Instance, User, UserKind, DexState } from './generated/gateway/client';
+export type { Instance, InstanceState, User, UserKind, DexState } from './generated/gateway/client';
 export * from './dex';
 export * from './key-rotation';
 export * from './migrations';

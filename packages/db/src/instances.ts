@@ -4,7 +4,16 @@ import type { Instance, User } from './generated/gateway/client';
 import { postgresErrorCode, sqlOn, transaction, UNIQUE_VIOLATION, type Sql } from './sql';
 import { INSERT_USER } from './users';
 
-const INSTANCE_COLUMNS = `"id", "address", "publicKeyPem", "privateKeyEnc", "keyId", "dexState", "createdAt"`;
+const INSTANCE_COLUMNS = `"id", "address", "publicKeyPem", "privateKeyEnc", "keyId", "dexState", "createdAt", "state"`;
+
+/** What requests need of an instance: its keys and its state (the operator's columns are read by InstanceAdminRepository). */
+export type InstanceRow = Pick<
+  Instance,
+  'id' | 'address' | 'publicKeyPem' | 'privateKeyEnc' | 'keyId' | 'dexState' | 'createdAt' | 'state'
+>;
+
+/** Written at most once per this interval per instance: activity is a day-scale figure for the operator. */
+const ACTIVITY_GRANULARITY_MS = 60 * 60 * 1000;
 
 const INSERT_INSTANCE = `INSERT INTO "Instance" ("id", "address", "publicKeyPem", "privateKeyEnc", "keyId", "createdAt")
   VALUES ($1::uuid, $2, $3, $4, $5, $6::timestamptz) RETURNING ${INSTANCE_COLUMNS}`;
@@ -25,17 +34,29 @@ export class InstanceRepository {
   }
 
   /** Every request's first read (on a registry miss): a prepared statement. */
-  async findByAddress(address: string): Promise<Instance | null> {
-    const [row] = await this.sql.prepared<Instance>(`SELECT ${INSTANCE_COLUMNS} FROM "Instance" WHERE "address" = $1`, [address]);
+  async findByAddress(address: string): Promise<InstanceRow | null> {
+    const [row] = await this.sql.prepared<InstanceRow>(`SELECT ${INSTANCE_COLUMNS} FROM "Instance" WHERE "address" = $1`, [address]);
     return row ?? null;
   }
 
   /** Creates the instance and its owner account together; null when the address is taken. */
-  async createWithOwner(input: NewInstance): Promise<{ instance: Instance; owner: User } | null> {
+  /**
+   * Records that the instance was used at `at` (a token was issued). The row is written only when the
+   * last record is an hour old or more, so busy instances cost one write an hour.
+   */
+  async touchActivity(instanceId: string, at: Date): Promise<void> {
+    await this.sql.count(
+      `UPDATE "Instance" SET "lastActiveAt" = $2::timestamptz
+       WHERE "id" = $1::uuid AND ("lastActiveAt" IS NULL OR "lastActiveAt" < $3::timestamptz)`,
+      [instanceId, at, new Date(at.getTime() - ACTIVITY_GRANULARITY_MS)],
+    );
+  }
+
+  async createWithOwner(input: NewInstance): Promise<{ instance: InstanceRow; owner: User } | null> {
     const now = new Date();
     try {
       return await transaction(this.db.pool, async (tx) => {
-        const [instance] = await tx.prepared<Instance>(INSERT_INSTANCE, [
+        const [instance] = await tx.prepared<InstanceRow>(INSERT_INSTANCE, [
           randomUUID(),
           input.address,
           input.publicKeyPem,

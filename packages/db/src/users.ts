@@ -98,6 +98,17 @@ export class UserRepository {
     return row;
   }
 
+  /** Sets the e-mail and full name given (null clears one, absent leaves it); null when no such user. */
+  async updateDetails(instanceId: string, id: string, details: { email?: string | null; fullName?: string | null }): Promise<User | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.sql.prepared<User>(
+      `UPDATE "User" SET "email" = CASE WHEN $4 THEN $3 ELSE "email" END, "fullName" = CASE WHEN $6 THEN $5 ELSE "fullName" END
+       WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING ${USER_COLUMNS}`,
+      [instanceId, id, details.email ?? null, details.email !== undefined, details.fullName ?? null, details.fullName !== undefined],
+    );
+    return row ?? null;
+  }
+
   async delete(instanceId: string, id: string): Promise<boolean> {
     if (!isUuid(id)) return false;
     const count = await this.sql.count(`DELETE FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`, [instanceId, id]);

@@ -137,7 +137,9 @@ describe('the migration that makes the schema ready', () => {
 
       expect((await applyMigrations('gateway', url))[0]).toBe(all[target]?.name);
 
-      expect(await rowCounts(client)).toEqual(before);
+      // The later migrations applied with it may add tables, empty ones: the rows of those before stay.
+      const after = await rowCounts(client);
+      expect(Object.fromEntries(Object.keys(before).map((table) => [table, after[table]]))).toEqual(before);
       expect(await catalogProblems(client)).toEqual([]);
       const key = await client.query<{ columns: string[] }>(
         `SELECT ARRAY(SELECT a.attname FROM unnest(con.conkey) WITH ORDINALITY AS k(n, i) JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n ORDER BY k.i)::text[] AS "columns"

@@ -4,7 +4,7 @@
 // to_char for Citus to refuse), and times and ids bound as values in writes.
 import pg from 'pg';
 import type { SigningKeys } from '@pds/tokens';
-import { databaseChecks, FileRepository, GatewayDexStateRepository, listenToStatements } from '@pds/db';
+import { databaseChecks, FileRepository, GatewayDexStateRepository, InstanceAdminRepository, listenToStatements } from '@pds/db';
 import { addUser, callerRequests, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
 import { appRecord, installApp, startGatewayWithDex } from '../../../apps/gateway/test/apps-fixtures';
 import { call, uploadFile } from '../../../apps/gateway/test/files-support';
@@ -83,7 +83,7 @@ describe('what the gateway sends through a journey over every feature', () => {
   });
 });
 
-/** Sign-up, accounts, files, apps, data records, links, grants, bundles, debits and the workers' statements. */
+/** Sign-up, accounts, files, apps, data records, links, grants, bundles, debits, the operator's and the workers' statements. */
 async function journey(): Promise<void> {
   const alice = await signUp(gw.app, 'alice');
   const bob = await signUp(gw.app, 'bob');
@@ -101,7 +101,22 @@ async function journey(): Promise<void> {
   await data(alice, notes, carol);
   await owner.post('/api/v2.6/applications/notes/disable').expect(200);
   await callerRequests(gw.app, bob, bob.address).get('/api/v2.6/data/notes/items').expect(200);
+  await operator(bob);
   await workers();
+}
+
+/** The admin API's statements (the repository it calls): listing with usage, quotas, suspend and resume. */
+async function operator(bob: SignedUp): Promise<void> {
+  const instances = new InstanceAdminRepository(gw.db);
+  expect((await instances.list({ query: 'bob', state: 'active', skip: 0, take: 10 })).total).toBe(1);
+  const found = await instances.find(bob.address);
+  await instances.setQuota(bob.address, { quotaBytes: 1024, quotaRecordsBytes: null });
+  const change = { reason: 'journey', actor: 'operator', at: new Date() };
+  expect(await instances.changeState(bob.address, ['active'], { ...change, state: 'suspended' })).toMatchObject({ changed: true });
+  await instances.changeState(bob.address, ['active'], { ...change, state: 'suspended' });
+  await instances.changeState(bob.address, ['suspended'], { ...change, state: 'active' });
+  await instances.history(found!.id);
+  await instances.countByState();
 }
 
 async function files(alice: SignedUp, carol: { userId: string; token: string }): Promise<void> {
@@ -170,6 +185,15 @@ async function data(alice: SignedUp, notes: { token: string; userId: string }, c
   };
   await owner.post('/api/v2.6/data-bundle/journey').send({ name: 'journey', bundle }).expect(201);
   await owner.get('/api/v2.6/data-bundle/journey').expect(200);
+  const combinator = [{ endpoint: 'notes/items', filters: [{ field: 'rank', operator: { operator: 'between', lower: 1, upper: 3 } }] }];
+  await owner.post('/api/v2.6/combinator/journey').send(combinator).expect(201);
+  await owner.get('/api/v2.6/combinator/journey?orderBy=rank&skip=1&take=5').expect(200);
+  await owner
+    .put('/api/v2.6/profile')
+    .send({ profile: { personal: { firstName: 'Alice' } }, published: ['personal.firstName'] })
+    .expect(200);
+  await owner.get('/api/v2.6/profile').expect(200);
+  await owner.get('/api/v2.6/phata/profile').expect(200);
   const terms = {
     dataDebitKey: 'reader',
     purpose: 'Reading notes',

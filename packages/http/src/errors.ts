@@ -6,10 +6,13 @@ export type ErrorKind =
   | 'Forbidden'
   | 'Not Found'
   | 'Conflict'
+  | 'Gone'
   | 'Payload Too Large'
   | 'Unsupported Media Type'
+  | 'Locked'
   | 'Too Many Requests'
   | 'Internal Server Error'
+  | 'Not Implemented'
   | 'Service Unavailable';
 
 export class ApiError extends Error {
@@ -38,14 +41,26 @@ export class ApiError extends Error {
   static conflict(message: string) {
     return new ApiError(409, 'Conflict', message);
   }
+  /** An instance its owner is closing: only the calls of the closing flow still answer. */
+  static gone(message: string) {
+    return new ApiError(410, 'Gone', message);
+  }
   static tooLarge(message: string) {
     return new ApiError(413, 'Payload Too Large', message);
+  }
+  /** An instance the operator suspended. */
+  static locked(message: string) {
+    return new ApiError(423, 'Locked', message);
   }
   static tooManyRequests(retryAfterSeconds: number) {
     const seconds = String(Math.max(1, Math.ceil(retryAfterSeconds)));
     return new ApiError(429, 'Too Many Requests', `Too many requests; retry after ${seconds} s`, {
       headers: { 'Retry-After': seconds },
     });
+  }
+  /** A call that is declared but whose feature has not landed yet. */
+  static notImplemented(message: string) {
+    return new ApiError(501, 'Not Implemented', message);
   }
   static unavailable(message = 'A service this call needs is unreachable; try again shortly') {
     return new ApiError(503, 'Service Unavailable', message, { headers: { 'Retry-After': '5' } });

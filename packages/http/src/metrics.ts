@@ -3,7 +3,7 @@
 // up and down, labelled by route template (never the raw path) and status.
 import cluster from 'node:cluster';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Aggregator } from 'prom-client';
 import { closeServer, listenError } from './lifecycle';
 
 type JobState = 'waiting' | 'active' | 'delayed' | 'failed';
@@ -104,17 +104,22 @@ export class Metrics {
     );
   }
 
-  /** A gauge read when Prometheus scrapes (pool use, queue depth), so nothing is counted on the hot path. */
+  /**
+   * A gauge read when Prometheus scrapes (pool use, queue depth), so nothing is counted on the hot path.
+   * `aggregator`: how GATEWAY_WORKERS processes' values combine (a cluster-wide figure: `max`, not the sum).
+   */
   gauge<L extends string>(
     name: string,
     help: string,
     labelNames: readonly L[],
     read: () => Promise<[Partial<Record<L, string>>, number][]>,
+    aggregator: Aggregator = 'sum',
   ): void {
     new Gauge({
       name,
       help,
       labelNames,
+      aggregator,
       registers: [this.registry],
       async collect() {
         this.reset();

@@ -77,8 +77,10 @@ const KINDS: Record<number, ErrorKind> = {
   403: 'Forbidden',
   404: 'Not Found',
   409: 'Conflict',
+  410: 'Gone',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
+  423: 'Locked',
   429: 'Too Many Requests',
 };
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { json, pathsOf, type AnyRoute, type RouteDef } from './routing/route';
 
 /** How a caller proves who it is; each maps to a security scheme of the document (or none). */
-export type ApiAuth = 'none' | 'instanceToken' | 'dexServiceToken';
+export type ApiAuth = 'none' | 'instanceToken' | 'dexServiceToken' | 'adminToken';
 
 /** How an application's access words read in the document: the scheme, and a sentence for the description. */
 export type DescribeAccess = (access: string) => { auth: ApiAuth; note?: string };
@@ -52,6 +52,11 @@ const SECURITY_SCHEMES = {
     in: 'header',
     name: 'X-Auth-Token',
     description: "A dex-signed service token (dex → instance app pushes), or for dex itself an administrator's instance token.",
+  },
+  adminToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: "The cluster's ADMIN_TOKEN, on the admin listener (ADMIN_PORT) only.",
   },
 } as const;
 
@@ -142,20 +147,52 @@ function operationIdOf(method: string, path: string): string {
   return method + (words.length ? words : ['root']).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }
 
-/** The whole OpenAPI 3.1 document for a route table (its hidden routes left out). */
+/** A reference to a path item, a JSON pointer in a URI fragment: `/things/{id}` → `#/paths/~1things~1%7Bid%7D`. */
+const pathPointer = (path: string) => `#/paths/${encodeURIComponent(path.replace(/~/g, '~0').replace(/\//g, '~1'))}`;
+
+interface Alias {
+  op: AnyRoute;
+  /** The OpenAPI path of the route's first path, which holds its operation. */
+  primary: string;
+  expressPath: string;
+  access: ReturnType<DescribeAccess>;
+}
+
+/**
+ * The whole OpenAPI 3.1 document for a route table (its hidden routes left out). A route's first path
+ * holds its operation; a further path (an alias) whose every method is an alias of the same path is a
+ * reference to that path item, so the document does not repeat it. Other aliases get their own copy.
+ */
 export function openApiDocument(info: ApiInfo, routes: readonly AnyRoute[], describe: DescribeAccess): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const used = new Set<string>();
+  const aliases = new Map<string, Map<string, Alias>>();
+  const twice = (op: AnyRoute, expressPath: string) => new Error(`OpenAPI: ${op.method.toUpperCase()} ${expressPath} is declared twice`);
+  const add = (op: AnyRoute, expressPath: string, access: Alias['access']) => {
+    const { path, params } = openApiPath(expressPath);
+    const item = (paths[path] ??= {});
+    if (item[op.method]) throw twice(op, expressPath);
+    item[op.method] = operationObject(op, params, operationIdOf(op.method, path), access);
+  };
   for (const op of routes) {
     if (op.hidden) continue;
     const access = describe(op.access);
     used.add(access.auth);
-    for (const expressPath of pathsOf(op)) {
-      const { path, params } = openApiPath(expressPath);
-      const item = (paths[path] ??= {});
-      if (item[op.method]) throw new Error(`OpenAPI: ${op.method.toUpperCase()} ${expressPath} is declared twice`);
-      item[op.method] = operationObject(op, params, operationIdOf(op.method, path), access);
+    const [first, ...others] = pathsOf(op) as [string, ...string[]];
+    add(op, first, access);
+    for (const expressPath of others) {
+      const { path } = openApiPath(expressPath);
+      const methods = aliases.get(path) ?? new Map<string, Alias>();
+      if (methods.has(op.method)) throw twice(op, expressPath);
+      aliases.set(path, methods.set(op.method, { op, primary: openApiPath(first).path, expressPath, access }));
     }
+  }
+  for (const [path, methods] of aliases) {
+    const targets = new Set([...methods.values()].map((alias) => alias.primary));
+    const [target] = targets;
+    const same = targets.size === 1 && !paths[path] && Object.keys(paths[target!] ?? {}).length === methods.size;
+    if (same) paths[path] = { $ref: pathPointer(target!) };
+    else for (const { op, expressPath, access } of methods.values()) add(op, expressPath, access);
   }
   const securitySchemes = Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => used.has(name)));
   const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));

@@ -32,6 +32,27 @@ export function applicationRoutes(apps: ApplicationService, push: DexPushService
       responses: { 200: { description: 'Every application', body: z.array(applicationBody) } },
       handle: async ({ tenant, caller }) => json(await apps.list(tenant, caller)),
     }),
+    // Before `/:appId`: the original's web app lists the apps here too (it adds `?applicationId=`, unread).
+    route({
+      method: 'get',
+      path: `${BASE}/hmi`,
+      access: 'owner',
+      tag,
+      summary: 'List the applications (as GET /applications, for the original’s consent screens)',
+      responses: { 200: { description: 'Every application', body: z.array(applicationBody) } },
+      handle: async ({ tenant, caller }) => json(await apps.list(tenant, caller)),
+    }),
+    route({
+      method: 'get',
+      path: `${BASE}/:appId/hmi`,
+      access: 'instance',
+      tag,
+      summary: 'What an application asks to be allowed (its consent screen), without a token',
+      description: 'The application as dex certified it, in the original’s Application shape; no setup state.',
+      params: appParams,
+      responses: { 200: { description: 'The application', body: z.looseObject({ id: z.string(), info: z.looseObject({}) }) } },
+      handle: async ({ tenant, params }) => json(await apps.consent(tenant, params)),
+    }),
     route({
       method: 'get',
       path: `${BASE}/:appId`,

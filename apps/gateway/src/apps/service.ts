@@ -7,7 +7,7 @@ import { isOwner, requireOwner, type Caller } from '../context';
 import { appDebitKey, appBundle } from '../data/app-debit';
 import type { DebitService } from '../data/debits';
 import type { ResolvedInstance } from '../instances/registry';
-import { appOrigins, hatApplication, type HatApplication } from './hat-application';
+import { appOrigins, hatApplication, hatApplicationContent, type HatApplication } from './hat-application';
 
 /**
  * An app's account name. ":" cannot occur in usernames the owner creates (users/service.ts), so an
@@ -57,6 +57,13 @@ export class ApplicationService {
   /** The origins of the apps pushed to this instance: CORS allows them by default. */
   async origins(instanceId: string): Promise<string[]> {
     return [...new Set((await this.apps.list(instanceId)).flatMap((app) => appOrigins(app.record as AppRecord)))];
+  }
+
+  /** What the app asks to be allowed, for anyone about to consent to it (the original's `hmi`). */
+  async consent(tenant: ResolvedInstance, input: AppInput): Promise<ReturnType<typeof hatApplicationContent>> {
+    const app = await this.apps.find(tenant.instance.id, input.appId);
+    if (!app) throw ApiError.notFound(`Application configuration for ID ${input.appId} could not be found`);
+    return hatApplicationContent(app);
   }
 
   /** The owner, or the app itself (an app may ask whether it is still enabled). */

@@ -2,6 +2,7 @@
 // is even looked at, then a fresh token (CONTRACT §1).
 import { ApiError, type RateLimit } from '@pds/http';
 import type { ResolvedInstance } from '../instances/registry';
+import { requireOpenTo } from '../instances/state';
 import type { AuthService } from './service';
 
 export class LoginService {
@@ -18,6 +19,7 @@ export class LoginService {
     await this.limiter.consume(`${tenant.instance.id}:${client.ip}`);
     const user = await this.auth.checkCredentials(tenant, username, password);
     if (!user) throw ApiError.notAuthenticated();
+    requireOpenTo(tenant, user);
     return { accessToken: await this.auth.issue(tenant, user), userId: user.id };
   }
 }

@@ -6,6 +6,7 @@ import { TokenRefused } from '@pds/tokens';
 import type { ConsolePages } from '../console';
 import { wantsPage } from '../console';
 import type { ResolvedInstance } from '../instances/registry';
+import { requireOpenTo } from '../instances/state';
 import { requestToken } from '../pipeline';
 import { route, type GatewayRoute } from '../route';
 import type { LoginService } from './login';
@@ -51,6 +52,8 @@ export function authRoutes(auth: AuthService, logins: LoginService, pages: Conso
       method: 'get',
       path: ['/users/access_token', '/user/access_token'],
       access: 'instance',
+      // The owner logs in to a closing instance (to stop the closing); LoginService refuses everyone else.
+      whileClosing: true,
       tag: 'auth',
       summary: 'Log in with username and password headers',
       description: 'Rate limited per client and instance (429 with Retry-After). The token is also in the X-Auth-Token response header.',
@@ -85,6 +88,8 @@ export function authRoutes(auth: AuthService, logins: LoginService, pages: Conso
       method: 'get',
       path: '/',
       access: 'instance',
+      // The owner's way into a closing instance: the console, and its log-in.
+      whileClosing: true,
       tag: 'auth',
       summary: 'Instance root: refresh a token, log in by query, or describe the instance',
       description: 'A browser that asks for HTML without credentials gets the web console instead.',
@@ -108,6 +113,7 @@ export function authRoutes(auth: AuthService, logins: LoginService, pages: Conso
         if (accessToken) {
           try {
             const caller = await auth.authenticate(tenant, accessToken);
+            requireOpenTo(tenant, caller.user);
             const token = (await auth.refreshed(tenant, caller)) ?? accessToken;
             return json({ accessToken: token, userId: caller.user.id }, 200, { 'X-Auth-Token': token });
           } catch (error) {

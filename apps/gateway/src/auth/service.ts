@@ -26,6 +26,8 @@ export class AuthService {
     private readonly clock: Clock,
     /** The instance's keys for signing (InstanceRegistry.signingKeys). */
     private readonly signingKeys: (tenant: ResolvedInstance) => Promise<SigningKeys>,
+    /** Told of each token issued: the operator's "last active" (InstanceRepository.touchActivity). */
+    private readonly active: (instanceId: string, at: Date) => Promise<void>,
   ) {}
 
   /** The user for these credentials, or null; unknown users cost the same time as wrong passwords. */
@@ -37,6 +39,7 @@ export class AuthService {
 
   /** A new session token for a user of this instance. */
   async issue(tenant: ResolvedInstance, user: Account, options: { application?: string; authTime?: number } = {}): Promise<string> {
+    await this.active(tenant.instance.id, this.clock());
     return issueToken(
       await this.signingKeys(tenant),
       {

@@ -92,8 +92,10 @@ const endpointQuery: z.ZodType<EndpointQueryInput> = z.lazy(() =>
   }),
 );
 
+const endpointQueries = z.array(endpointQuery).min(1).max(MAX_ENDPOINTS);
+
 const propertyQuery = z.object({
-  endpoints: z.array(endpointQuery).min(1).max(MAX_ENDPOINTS),
+  endpoints: endpointQueries,
   orderBy: path.optional(),
   ordering: z.enum(['ascending', 'descending']).optional(),
   limit: z.number().int().min(1).max(MAX_BUNDLE_LIMIT).optional(),
@@ -114,6 +116,15 @@ export function parseBundle(input: unknown, field = 'body'): BundleStructure {
   return parseInput(bundleSchema, input, field);
 }
 
+/** A combinator: the endpoint queries of one property, as the original's clients send them (an array). */
+export const combinatorSchema = endpointQueries;
+export type EndpointQueries = z.output<typeof combinatorSchema>;
+
+export function parseCombinator(input: unknown): EndpointQueries {
+  requireStorable(input, 'body');
+  return parseInput(combinatorSchema, input, 'body');
+}
+
 const splitPath = (value: string): DataPath => value.split('.');
 
 function selection(query: EndpointQueryInput, depth: number): EndpointSelection {
@@ -132,15 +143,22 @@ function selection(query: EndpointQueryInput, depth: number): EndpointSelection 
   };
 }
 
+/** Endpoint queries, ordered and paged, as one property of DataBundleRepository.evaluate. */
+export function propertySelection(
+  endpoints: EndpointQueries,
+  page: { orderBy?: DataPath; descending: boolean; skip?: number; limit: number },
+): PropertySelection {
+  return { endpoints: endpoints.map((query) => selection(query, 1)), ...page };
+}
+
 /** A stored bundle's properties, ready for DataBundleRepository.evaluate. */
 export function selections(bundle: BundleStructure): [string, PropertySelection][] {
   return Object.entries(bundle.bundle).map(([name, property]) => [
     name,
-    {
-      endpoints: property.endpoints.map((query) => selection(query, 1)),
+    propertySelection(property.endpoints, {
       ...(property.orderBy ? { orderBy: splitPath(property.orderBy) } : {}),
       descending: property.ordering === 'descending',
       limit: property.limit ?? MAX_BUNDLE_LIMIT,
-    },
+    }),
   ]);
 }

@@ -1,5 +1,12 @@
 // Bundles: the owner's named selections of tables with filters, and their values now.
-import { NOT_A_DATE_CODES, postgresErrorCode, STATEMENT_TIMEOUT_CODE, type BundleRecord, type DataBundleRepository } from '@pds/db';
+import {
+  NOT_A_DATE_CODES,
+  postgresErrorCode,
+  STATEMENT_TIMEOUT_CODE,
+  type BundleRecord,
+  type DataBundleRepository,
+  type PropertySelection,
+} from '@pds/db';
 import { ApiError } from '@pds/http';
 import { requireOwner, type Caller } from '../context';
 import type { ResolvedInstance } from '../instances/registry';
@@ -33,15 +40,26 @@ export class BundleService {
     return this.bundles.save(instanceId, bundle.name, bundle.bundle);
   }
 
-  private async find(instanceId: string, name: string): Promise<BundleStructure> {
+  /** The bundle stored under this name, or null. */
+  async stored(instanceId: string, name: string): Promise<BundleStructure | null> {
     const stored = BUNDLE_NAME.test(name) ? await this.bundles.find(instanceId, name) : null;
+    return stored && { name: stored.name, bundle: stored.query as BundleStructure['bundle'] };
+  }
+
+  private async find(instanceId: string, name: string): Promise<BundleStructure> {
+    const stored = await this.stored(instanceId, name);
     if (!stored) throw ApiError.notFound(`Bundle ${name} not found`);
-    return { name: stored.name, bundle: stored.query as BundleStructure['bundle'] };
+    return stored;
   }
 
   /** Each property's records now. */
-  async evaluate(instanceId: string, bundle: BundleStructure): Promise<Record<string, RecordView[]>> {
-    const values = await this.bundles.evaluate(instanceId, selections(bundle)).catch((error: unknown) => {
+  evaluate(instanceId: string, bundle: BundleStructure): Promise<Record<string, RecordView[]>> {
+    return this.evaluateSelections(instanceId, selections(bundle));
+  }
+
+  /** Each selection's records now (a bundle's properties, or a combinator's one). */
+  async evaluateSelections(instanceId: string, properties: [string, PropertySelection][]): Promise<Record<string, RecordView[]>> {
+    const values = await this.bundles.evaluate(instanceId, properties).catch((error: unknown) => {
       const code = postgresErrorCode(error) ?? '';
       if (code === STATEMENT_TIMEOUT_CODE)
         throw ApiError.unavailable('The bundle took too long to evaluate; narrow its endpoints or filters');

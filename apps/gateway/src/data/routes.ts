@@ -12,8 +12,8 @@ const TABLE = `${DATA}/:namespace/*endpoint`;
 const tag = 'data';
 const ACCESS = 'The owner; an application within its permission sets (write: its own namespace); a user with a data grant.';
 
-const record = z.looseObject({ endpoint: z.string().describe('namespace/endpoint'), recordId: z.uuid(), data: z.unknown() });
-const records = { description: 'The records', body: z.array(record) };
+export const recordBody = z.looseObject({ endpoint: z.string().describe('namespace/endpoint'), recordId: z.uuid(), data: z.unknown() });
+const records = { description: 'The records', body: z.array(recordBody) };
 const deleted = { 200: { description: 'How many were deleted', body: z.object({ message: z.string(), deleted: z.int() }) } };
 // Record bodies are checked by hand (size and depth while walking: input.ts), so these only document them.
 const recordsInput = z.union([
@@ -66,7 +66,7 @@ export function dataRoutes(data: DataService): GatewayRoute[] {
       summary: 'One record by id',
       description: ACCESS,
       params: z.object({ recordId: z.string() }),
-      responses: { 200: { description: 'The record', body: record } },
+      responses: { 200: { description: 'The record', body: recordBody } },
       async handle({ tenant, caller, params }) {
         const [recordId] = parseRecordIds({ records: params.recordId });
         return json(await data.get(tenant, caller, { recordId: recordId as string }));
@@ -80,7 +80,7 @@ export function dataRoutes(data: DataService): GatewayRoute[] {
       summary: 'Store records into several tables at once, all or nothing',
       description: ACCESS,
       documents: { body: z.array(z.looseObject({ endpoint: z.string(), data: z.unknown() })) },
-      responses: { 201: { description: 'The stored records', body: z.array(record) } },
+      responses: { 201: { description: 'The stored records', body: z.array(recordBody) } },
       handle: async ({ tenant, caller, body }) => json(await data.batch(tenant, caller, { body }), 201),
     }),
     route({
@@ -119,7 +119,10 @@ export function dataRoutes(data: DataService): GatewayRoute[] {
       params: tableParams,
       documents: { query: skipErrorsQuery, body: recordsInput },
       responses: {
-        201: { description: 'The stored record, or the array of them when an array was sent', body: z.union([record, z.array(record)]) },
+        201: {
+          description: 'The stored record, or the array of them when an array was sent',
+          body: z.union([recordBody, z.array(recordBody)]),
+        },
       },
       async handle({ tenant, caller, params, query, body }) {
         const skipErrors = query.skipErrors === 'true';

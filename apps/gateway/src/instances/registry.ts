@@ -6,16 +6,17 @@
 // `changed`, which every gateway hears (invalidation.ts).
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
-import type { Instance, InstanceRepository } from '@pds/db';
+import type { InstanceRepository, InstanceRow } from '@pds/db';
 import { ApiError } from '@pds/http';
 import { compactSigningKeys, compactVerifyingKey, openPrivateKey, type SigningKeys, type VerifyingKey } from '@pds/tokens';
 import type { Invalidation, InvalidationListener, InvalidationMessage } from './invalidation';
 
 /**
- * The instance as requests see it. Its sealed private key is left out (signingKeys opens it when a
- * token is issued), and so is its dex registration state, which the worker changes without telling gateways.
+ * The instance as requests see it, its state included (the pipeline refuses calls to a suspended or
+ * closing instance). Its sealed private key is left out (signingKeys opens it when a token is issued),
+ * and so is its dex registration state, which the worker changes without telling gateways.
  */
-export type TenantInstance = Omit<Instance, 'privateKeyEnc' | 'dexState'>;
+export type TenantInstance = Omit<InstanceRow, 'privateKeyEnc' | 'dexState'>;
 
 export interface ResolvedInstance {
   instance: TenantInstance;
@@ -88,7 +89,7 @@ export class InstanceRegistry implements InvalidationListener {
     return keys;
   }
 
-  /** Call after changing an instance (created, key changed, deleted): every gateway forgets it. */
+  /** Call after changing an instance (created, key or state changed, deleted): every gateway forgets it. */
   changed(address: string): Promise<void> {
     return this.invalidation.publish({ kind: 'instance', address });
   }

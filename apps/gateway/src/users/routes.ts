@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { json } from '@pds/http';
 import { route, type GatewayRoute } from '../route';
-import { newUserSchema, userView, type UserService } from './service';
+import { newUserSchema, userUpdateSchema, userView, type UserService } from './service';
 
 const userBody = z.object({
   userId: z.uuid(),
@@ -51,6 +51,20 @@ export function userRoutes(users: UserService): GatewayRoute[] {
           json(userView(await users.setEnabled(tenant, caller, { userId: params.userId, enabled: action === 'enable' }))),
       }),
     ),
+    // The original answered its update with 201.
+    route({
+      method: 'put',
+      path: '/users/user/:userId/update',
+      access: 'owner',
+      tag,
+      summary: "Change an account's e-mail or full name",
+      description: 'The body may be the whole account as the original’s clients send it; its username never changes.',
+      params: userParams,
+      body: userUpdateSchema,
+      responses: { 201: { description: 'The account', body: userBody } },
+      handle: async ({ tenant, caller, params, body }) =>
+        json(userView(await users.update(tenant, caller, { userId: params.userId, update: body })), 201),
+    }),
     route({
       method: 'delete',
       path: '/users/user/:userId',

@@ -23,6 +23,18 @@ export const newUserSchema = z
 
 export type NewUserInput = z.output<typeof newUserSchema>;
 
+/** The original's update body is a whole User; its e-mail and name change here (null clears), never the username. */
+export const userUpdateSchema = z
+  .object({
+    userId: z.uuid().optional(),
+    email: z.email('must be an e-mail address').max(254).nullable().optional(),
+    fullName: z.string().trim().min(1).max(256).nullable().optional(),
+    name: z.string().trim().min(1).max(256).optional().describe('The original’s field for the full name'),
+  })
+  .transform(({ name, fullName, ...rest }) => ({ ...rest, fullName: fullName === undefined ? name : fullName }));
+
+export type UserUpdate = z.output<typeof userUpdateSchema>;
+
 /** The public face of an account: never the password hash. */
 export function userView(user: User) {
   return {
@@ -67,6 +79,16 @@ export class UserService {
     return user;
   }
 
+  async update(tenant: ResolvedInstance, caller: Caller, input: { userId: string; update: UserUpdate }): Promise<User> {
+    requireOwner(caller);
+    const { userId: named, email, fullName } = input.update;
+    if (named !== undefined && named !== input.userId) throw ApiError.badRequest(`userId: must be the path's user id ${input.userId}`);
+    await this.managed(tenant.instance.id, input.userId);
+    const user = await this.users.updateDetails(tenant.instance.id, input.userId, { email, fullName });
+    if (!user) throw ApiError.notFound(`User ${input.userId} not found`);
+    return user;
+  }
+
   async delete(tenant: ResolvedInstance, caller: Caller, input: { userId: string }): Promise<void> {
     requireOwner(caller);
     const instanceId = tenant.instance.id;
@@ -78,7 +100,7 @@ export class UserService {
   private async managed(instanceId: string, userId: string): Promise<User> {
     const user = z.uuid().safeParse(userId).success ? await this.users.findById(instanceId, userId) : null;
     if (!user) throw ApiError.notFound(`User ${userId} not found`);
-    if (user.kind === 'owner') throw ApiError.forbidden('The owner account cannot be disabled or deleted');
+    if (user.kind === 'owner') throw ApiError.forbidden('The owner account is not managed here');
     if (user.kind === 'application') throw ApiError.forbidden('App accounts are managed through /api/v2.6/applications');
     return user;
   }

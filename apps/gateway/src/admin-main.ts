@@ -1,0 +1,10 @@
+// `pnpm admin …` / `node dist/admin.js …`: the operator's CLI over the admin API (admin/cli.ts).
+import { adminCli } from './admin/cli';
+
+void adminCli(process.argv.slice(2), {
+  env: process.env,
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+}).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,79 @@
+// The operator's actions on instances: list and search them, read one with its record of state
+// changes, set its quotas, suspend and resume it. A state change reaches every gateway through the
+// instance cache's invalidation, so the pipeline refuses (or serves again) from the next request.
+import type { InstanceAdminRepository, InstanceOverview, InstanceSearch, InstanceState, StateChange } from '@pds/db';
+import { ApiError } from '@pds/http';
+import type { Clock } from '@pds/tokens';
+import type { InstanceRegistry } from '../instances/registry';
+
+/** The cluster's quotas, for instances whose own are not set (QUOTA_BYTES, QUOTA_RECORDS_BYTES). */
+export interface QuotaDefaults {
+  bytes: number;
+  recordsBytes: number;
+}
+
+/** A quota change: a number of bytes, null for the cluster default, absent to leave it. */
+export interface QuotaChange {
+  bytes?: number | null;
+  recordsBytes?: number | null;
+}
+
+export interface InstanceDetails extends InstanceOverview {
+  history: StateChange[];
+}
+
+export class AdminService {
+  constructor(
+    private readonly instances: InstanceAdminRepository,
+    private readonly registry: InstanceRegistry,
+    readonly defaults: QuotaDefaults,
+    private readonly clock: Clock,
+  ) {}
+
+  list(search: InstanceSearch): Promise<{ total: number; instances: InstanceOverview[] }> {
+    return this.instances.list(search);
+  }
+
+  async get(address: string): Promise<InstanceDetails> {
+    const instance = await this.find(address);
+    return { ...instance, history: await this.instances.history(instance.id) };
+  }
+
+  async setQuota(address: string, change: QuotaChange): Promise<InstanceDetails> {
+    const found = await this.instances.setQuota(address, { quotaBytes: change.bytes, quotaRecordsBytes: change.recordsBytes });
+    if (!found) throw notFound(address);
+    return this.get(address);
+  }
+
+  suspend(address: string, reason: string): Promise<InstanceDetails> {
+    return this.change(address, ['active'], 'suspended', reason);
+  }
+
+  resume(address: string, reason: string): Promise<InstanceDetails> {
+    return this.change(address, ['suspended'], 'active', reason);
+  }
+
+  /** Closing an instance is the owner's flow of the accounts work; until it lands the operator cannot start it. */
+  async close(address: string): Promise<never> {
+    await this.find(address);
+    throw ApiError.notImplemented('Closing an instance is not available yet: it arrives with the owner-side closing flow (accounts)');
+  }
+
+  private async change(address: string, from: InstanceState[], to: InstanceState, reason: string): Promise<InstanceDetails> {
+    const result = await this.instances.changeState(address, from, { state: to, reason, actor: 'operator', at: this.clock() });
+    if (!result.changed) {
+      if (result.state === null) throw notFound(address);
+      throw ApiError.conflict(`The instance ${address} is ${result.state}, not ${from.join(' or ')}: it cannot become ${to}`);
+    }
+    await this.registry.changed(address);
+    return this.get(address);
+  }
+
+  private async find(address: string): Promise<InstanceOverview> {
+    const instance = await this.instances.find(address);
+    if (!instance) throw notFound(address);
+    return instance;
+  }
+}
+
+const notFound = (address: string) => ApiError.notFound(`There is no instance at ${address}`);
