@@ -46,7 +46,7 @@ export class GatewayPipeline implements Pipeline<Context<Access>> {
     // The cluster domain is no instance: its pages (sign-up) are served after the routes.
     if (address === this.deps.clusterDomain) return PASS;
     const tenant = await this.tenant(address);
-    await this.deps.cors.apply(req, res, tenant);
+    if (req.headers.origin) await this.deps.cors.apply(req, res, tenant);
     checkState(tenant, route as GatewayRoute);
     if (access === 'instance') return { client, tenant };
     if (access === 'dex') {
