@@ -8,11 +8,14 @@ import path from 'node:path';
 import { loadConfigFor, type ClusterConfig } from '@pds/config';
 import { startDex, startDexWorker } from '@pds/dex';
 import { startGateway, startGatewayWorker, type RunningGateway } from '@pds/gateway';
-import { once, runProcess, type Stoppable } from '@pds/http';
+import { once, runProcess, setHeapGrowth, type Stoppable } from '@pds/runtime';
 import { ensureConsoleBuilt } from './lib/console';
 import { ensureDatabase, ensurePostgres, redact, withDatabase } from './lib/postgres';
 import { migrate } from './lib/prisma';
 import { ensureRedis } from './lib/redis';
+
+// Every long-running process sets the V8 heap's growth itself (see @pds/runtime heap.ts for why).
+setHeapGrowth();
 
 type Closer = () => Promise<void>;
 

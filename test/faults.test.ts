@@ -11,7 +11,7 @@ import request from 'supertest';
 import { loadConfigFor, type ClusterConfig } from '@pds/config';
 import { startDex, startDexWorker, type RunningDex } from '@pds/dex';
 import { startGateway, startGatewayWorker, type RunningGateway } from '@pds/gateway';
-import type { Stoppable } from '@pds/http';
+import type { Stoppable } from '@pds/runtime';
 import { freePort, waitForPort } from '../scripts/lib/ports';
 import { migrate } from '../scripts/lib/prisma';
 import { eventually } from './support/dex';

@@ -6,7 +6,7 @@ import http, { type Server } from 'node:http';
 import { loadConfigFor, type ClusterConfig, type Env } from '@pds/config';
 import { startDex, startDexWorker, type RunningDex } from '@pds/dex';
 import { startGatewayWorker } from '@pds/gateway';
-import { listen } from '@pds/http';
+import { listen } from '@pds/runtime';
 import { appPushProducer, keyFetchProducer, Producer, QUEUE_NAMES } from '@pds/queue';
 import { generateRsaKeyPair, issueToken, signingKeys, type SigningKeys } from '@pds/tokens';
 import { freePort } from '../../scripts/lib/ports';

@@ -5,7 +5,7 @@ import type { RequestListener } from 'node:http';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { loadConfigFor, type Env, type GatewayConfig } from '@pds/config';
-import { createLogger } from '@pds/http';
+import { createLogger } from '@pds/runtime';
 import { dexRegistrationProducer, type Producer } from '@pds/queue';
 import { createApp, type Gateway, type GatewayDeps } from '@pds/gateway';
 // The root package does not depend on @pds/storage; the gateway resolves it as a workspace package.

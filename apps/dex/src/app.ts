@@ -10,7 +10,8 @@ import {
   RegisteredInstanceRepository,
   type DexDb,
 } from '@pds/db';
-import { createBaseApp, createDispatcher, expressRoutes, finishApp, RateLimit, trustProxy, type Logger, type Metrics } from '@pds/http';
+import { createBaseApp, createDispatcher, expressRoutes, finishApp, RateLimit, trustProxy } from '@pds/http';
+import { type Logger, type Metrics } from '@pds/runtime';
 import type { Producer, QueueEvents } from '@pds/queue';
 import { type Clock, publicKeyPem, type SigningKeys } from '@pds/tokens';
 import { AppUpdateService } from './apps/service';

@@ -1,5 +1,6 @@
 // Dex's route table; the OpenAPI document is made from the same declarations.
-import { healthRoutes, openApiDocument, openApiRoute, text, type RateLimit, type ReadinessCheck } from '@pds/http';
+import { healthRoutes, openApiDocument, openApiRoute, text, type RateLimit } from '@pds/http';
+import { type ReadinessCheck } from '@pds/runtime';
 import { appRoutes } from './apps/routes';
 import type { AppUpdateService } from './apps/service';
 import { registrationRoutes } from './registration/routes';

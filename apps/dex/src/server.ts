@@ -10,7 +10,7 @@ import {
   disconnectOnFailure,
   poolUse,
 } from '@pds/db';
-import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
+import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import { appPushProducer, blockingRedis, keyFetchProducer, QUEUE_NAMES, queueEvents, requestRedis } from '@pds/queue';
 import { createDexApp } from './app';
 import type { DexRoute } from './route';

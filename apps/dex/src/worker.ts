@@ -10,7 +10,7 @@ import {
   poolUse,
   RegisteredInstanceRepository,
 } from '@pds/db';
-import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
+import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import { appPushProducer, blockingRedis, keyFetchProducer, QUEUE_NAMES, reconcileEvery, runQueue, startJobProcess } from '@pds/queue';
 import { openPrivateKey, signingKeys, type SigningKeys } from '@pds/tokens';
 import { appPushProcessor } from './jobs/app-push';

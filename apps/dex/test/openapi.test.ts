@@ -7,7 +7,7 @@ import request, { type Response } from 'supertest';
 import { loadConfig } from '@pds/config';
 import { createDexDb, type DexDb } from '@pds/db';
 import { createDexApp, dexOpenApi } from '@pds/dex';
-import { createLogger } from '@pds/http';
+import { createLogger } from '@pds/runtime';
 import { appPushProducer, keyFetchProducer, queueEvents, QUEUE_NAMES } from '@pds/queue';
 import { generateRsaKeyPair, signingKeys } from '@pds/tokens';
 import { OPENAPI_FILES, serialise } from '../../../scripts/openapi';

@@ -19,17 +19,8 @@ import {
   UserRepository,
   type GatewayDb,
 } from '@pds/db';
-import {
-  clientOf,
-  createBaseApp,
-  createDispatcher,
-  expressRoutes,
-  finishApp,
-  RateLimit,
-  trustProxy,
-  type Logger,
-  type Metrics,
-} from '@pds/http';
+import { clientOf, createBaseApp, createDispatcher, expressRoutes, finishApp, RateLimit, trustProxy } from '@pds/http';
+import { type Logger, type Metrics } from '@pds/runtime';
 import { LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
 import { createAdminApp } from './admin/app';

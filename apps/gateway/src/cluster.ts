@@ -2,7 +2,7 @@
 // port through node:cluster (the primary hands out connections). The gateway keeps every cross-request
 // state in PostgreSQL or Redis (rate limits, cache invalidation), so its processes need not talk to each other.
 import cluster, { type Worker } from 'node:cluster';
-import type { ProcessLog } from '@pds/http';
+import type { ProcessLog } from '@pds/runtime';
 
 /** A worker that dies sooner than this after its start is restarted only after RESTART_DELAY_MS (no crash loop). */
 const QUICK_DEATH_MS = 10_000;

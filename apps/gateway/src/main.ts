@@ -2,9 +2,12 @@
 // the primary of that many gateway processes (see cluster.ts).
 import cluster from 'node:cluster';
 import { configOrExit } from '@pds/config';
-import { createLogger, runProcess, startClusterMetrics } from '@pds/http';
+import { createLogger, runProcess, setHeapGrowth, startClusterMetrics } from '@pds/runtime';
 import { servesRequests, superviseGatewayWorkers } from './cluster';
 import { startGateway } from './server';
+
+// Every long-running process sets the V8 heap's growth itself (see @pds/runtime heap.ts for why).
+setHeapGrowth();
 
 const config = configOrExit('gateway');
 const log = createLogger({ level: config.LOG_LEVEL, name: 'gateway' });

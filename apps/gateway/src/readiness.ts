@@ -1,7 +1,7 @@
 // What /readyz checks for a gateway: its database (answers, migrated), Redis and the blob store.
 import type { Redis } from 'ioredis';
 import { databaseChecks, type GatewayDb } from '@pds/db';
-import type { ReadinessCheck } from '@pds/http';
+import type { ReadinessCheck } from '@pds/runtime';
 import type { BlobStore } from '@pds/storage';
 
 export function gatewayReadiness(deps: { db: GatewayDb; redis: Redis; blobStore: BlobStore }): Record<string, ReadinessCheck> {

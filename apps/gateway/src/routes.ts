@@ -1,6 +1,7 @@
 // The gateway's route table, in the order both dispatchers try them. Each feature declares its own
 // routes (its routes.ts); this joins them. The OpenAPI document is made from the same table.
-import { healthRoutes, openApiRoute, type Logger, type RateLimit, type ReadinessCheck } from '@pds/http';
+import { healthRoutes, openApiRoute, type RateLimit } from '@pds/http';
+import { type Logger, type ReadinessCheck } from '@pds/runtime';
 import type { LocalBlobStore } from '@pds/storage';
 import type { DexPushService } from './apps/dex-push';
 import { applicationRoutes } from './apps/routes';

@@ -2,7 +2,7 @@
 import type { Server } from 'node:http';
 import type { GatewayConfig } from '@pds/config';
 import { createGatewayDb, databaseChecks, disconnectOnFailure, poolUse } from '@pds/db';
-import { boundPort, closeServer, createLogger, flushLogs, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
+import { boundPort, closeServer, createLogger, flushLogs, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import { dexRegistrationProducer, requestRedis } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
 import { createApp, type Gateway } from './app';

@@ -2,7 +2,7 @@
 // database and blob store only: dex's database and key belong to dex's worker.
 import type { GatewayWorkerConfig } from '@pds/config';
 import { createGatewayDb, databaseChecks, disconnectOnFailure, FileRepository, GatewayDexStateRepository, poolUse } from '@pds/db';
-import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/http';
+import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import {
   blockingRedis,
   dexRegistrationProducer,

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import type { RequestListener } from 'node:http';
 import { createGatewayDb, UserRepository } from '@pds/db';
-import { createLogger } from '@pds/http';
+import { createLogger } from '@pds/runtime';
 import { createApp } from '@pds/gateway';
 import { addUser, requireEnv, signUp, STRONG_PASSWORD } from '../../../test/support/gateway';
 import { useGateway } from '../../../test/support/use-gateway';

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { loadConfigFor } from '@pds/config';
 import { createGatewayDb } from '@pds/db';
-import { createLogger } from '@pds/http';
+import { createLogger } from '@pds/runtime';
 import { dexRegistrationProducer } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
 import { createApp, startGateway } from '@pds/gateway';

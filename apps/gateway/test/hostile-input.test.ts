@@ -3,7 +3,7 @@ import http from 'node:http';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import request from 'supertest';
-import { answerClientErrors } from '@pds/http';
+import { answerClientErrors } from '@pds/runtime';
 import { appRecord, installApp } from './apps-fixtures';
 import { useGateway } from '../../../test/support/use-gateway';
 

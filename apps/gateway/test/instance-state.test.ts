@@ -7,7 +7,7 @@ import type { RequestListener } from 'node:http';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { createGatewayDb } from '@pds/db';
-import { createLogger } from '@pds/http';
+import { createLogger } from '@pds/runtime';
 import { createApp } from '@pds/gateway';
 import type { SigningKeys } from '@pds/tokens';
 import { staticDexKey } from '../src/apps/dex-keys';

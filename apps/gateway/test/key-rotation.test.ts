@@ -2,7 +2,7 @@
 // only the new key; a second run changes nothing; a key sealed under neither stops the run unchanged.
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { createLogger } from '@pds/http';
+import { createLogger } from '@pds/runtime';
 import { resealInstanceKeys } from '@pds/db';
 import { generateRsaKeyPair, openPrivateKey, resealPrivateKey, sealPrivateKey } from '@pds/tokens';
 import { createApp } from '../src/app';

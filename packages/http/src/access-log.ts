@@ -4,7 +4,7 @@
 // the lines of one turn of the event loop go out in one write (docs/performance.md).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { destinationOf, type Logger } from './logger';
+import { destinationOf, type Logger } from '@pds/runtime';
 
 declare module 'node:http' {
   interface IncomingMessage {

@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { ApiError, type ErrorKind } from './errors';
-import type { Logger } from './logger';
-import type { Metrics } from './metrics';
+import type { Logger } from '@pds/runtime';
+import type { Metrics } from '@pds/runtime';
 import { requestEnvelope } from './routing/envelope';
 import { sendError } from './routing/render';
 import { checkRequestTarget } from './url';

@@ -10,7 +10,6 @@ import {
   clientOf,
   createBaseApp,
   createDispatcher,
-  createLogger,
   expressRoutes,
   finishApp,
   json,
@@ -19,6 +18,7 @@ import {
   type AnyRoute,
   type Pipeline,
 } from '../src';
+import { createLogger } from '../../runtime/src';
 
 function capturingLogger() {
   const lines: Record<string, unknown>[] = [];

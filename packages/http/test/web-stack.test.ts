@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import helmet from 'helmet';
 import request from 'supertest';
-import { ApiError, createBaseApp, createLogger, finishApp, securityHeaders } from '../src';
+import { ApiError, createBaseApp, finishApp, securityHeaders } from '../src';
+import { createLogger } from '../../runtime/src';
 
 /** A logger whose JSON lines land in `lines`. */
 function capturingLogger(level = 'info') {

@@ -4,7 +4,7 @@ import type { Job } from 'bullmq';
 import type { AppRecordRepository } from '@pds/db';
 import { errorMessage, isLastAttempt, type JobPayloads } from '@pds/queue';
 import { APP_PUSH_SCOPE, DEX_ISSUER, epochSeconds, issueServiceToken, type SigningKeys } from '@pds/tokens';
-import { instanceRequest } from '@pds/http';
+import { instanceRequest } from '@pds/runtime';
 
 type Payload = JobPayloads['app-push'];
 

@@ -5,7 +5,7 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import type { KeyOutcome, RegisteredInstanceRepository } from '@pds/db';
 import type { JobPayloads } from '@pds/queue';
 import { keyFingerprint, publicKeyPem } from '@pds/tokens';
-import { instanceRequest, ResponseTooLarge } from '@pds/http';
+import { instanceRequest, ResponseTooLarge } from '@pds/runtime';
 
 type Payload = JobPayloads['dex-key-fetch'];
 

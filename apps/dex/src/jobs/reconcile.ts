@@ -3,7 +3,7 @@
 // still queued or was in fact delivered costs nothing or one harmless run.
 import { parseAppRecord } from '@pds/app-record';
 import type { AppRecordRepository, RegisteredInstanceRepository } from '@pds/db';
-import type { Logger } from '@pds/http';
+import type { Logger } from '@pds/runtime';
 import { jobIds, type Producer } from '@pds/queue';
 
 export async function requeueUndeliveredPushes(apps: AppRecordRepository, appPush: Producer<'app-push'>, logger: Logger): Promise<number> {

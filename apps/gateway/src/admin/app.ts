@@ -1,7 +1,8 @@
 // The admin listener's request handler: its own route table through the shared dispatcher and
 // renderer (@pds/http), express answering what no route takes (404).
 import type { RequestListener } from 'node:http';
-import { createBaseApp, createDispatcher, expressRoutes, finishApp, type Logger, type TrustProxy } from '@pds/http';
+import { createBaseApp, createDispatcher, expressRoutes, finishApp, type TrustProxy } from '@pds/http';
+import { type Logger } from '@pds/runtime';
 import { adminOpenApi } from './openapi';
 import { AdminPipeline } from './pipeline';
 import { adminRoutes } from './routes';

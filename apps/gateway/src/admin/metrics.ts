@@ -1,7 +1,7 @@
 // The cluster's totals in Prometheus: instances by state, read from the database at scrape time. No
 // label names an instance: a metric per instance would grow with the cluster and reveal its members.
 import type { InstanceAdminRepository } from '@pds/db';
-import type { Metrics } from '@pds/http';
+import type { Metrics } from '@pds/runtime';
 
 export function clusterTotals(metrics: Metrics, instances: InstanceAdminRepository): void {
   metrics.gauge(

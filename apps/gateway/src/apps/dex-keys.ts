@@ -1,6 +1,6 @@
 // Dex's public key, which verifies the service tokens of app pushes.
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import type { Logger } from '@pds/http';
+import type { Logger } from '@pds/runtime';
 import { type Clock, keyFingerprint } from '@pds/tokens';
 
 export interface DexKeySource {

@@ -2,7 +2,8 @@
 import { consoleDist } from '@pds/console';
 import type { Config } from '@pds/config';
 import type { ApplicationRepository } from '@pds/db';
-import type { Logger, TrustProxy } from '@pds/http';
+import type { TrustProxy } from '@pds/http';
+import type { Logger } from '@pds/runtime';
 import { originOf } from './csp';
 import { consoleBuilt, ConsolePages } from './routes';
 

@@ -2,7 +2,8 @@
 // version, their action log, the (empty) list of SHE functions, and the public profile with the
 // owner's routes to edit it. Shapes as those clients parse them (docs/hat-compat.md).
 import { z } from 'zod';
-import { json, type Logger } from '@pds/http';
+import { json } from '@pds/http';
+import { type Logger } from '@pds/runtime';
 import { API_VERSION } from '../auth/routes';
 import { recordBody } from '../data/routes';
 import { route, type GatewayRoute } from '../route';

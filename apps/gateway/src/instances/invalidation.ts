@@ -4,7 +4,7 @@
 // down, messages may be missed, so caches keep entries only FALLBACK_MAX_AGE_MS (see `maxAgeMs`),
 // and everything cached is dropped when the subscription comes back.
 import type { Redis } from 'ioredis';
-import type { Logger } from '@pds/http';
+import type { Logger } from '@pds/runtime';
 
 /** How long a cached entry may be trusted while invalidation messages cannot arrive. */
 export const FALLBACK_MAX_AGE_MS = 1000;

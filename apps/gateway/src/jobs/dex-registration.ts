@@ -2,7 +2,7 @@
 // Dex's registerHat is idempotent, so running this twice is harmless.
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { GatewayDexStateRepository } from '@pds/db';
-import { httpRequest } from '@pds/http';
+import { httpRequest } from '@pds/runtime';
 import { isLastAttempt, type JobPayloads } from '@pds/queue';
 
 type Payload = JobPayloads['dex-registration'];

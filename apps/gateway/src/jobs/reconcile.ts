@@ -2,7 +2,7 @@
 // may have dropped (a sign-up during an outage could not queue its own) are queued again. The job is
 // idempotent and keeps one id per address, so queueing one that is still queued costs nothing.
 import type { GatewayDexStateRepository } from '@pds/db';
-import type { Logger } from '@pds/http';
+import type { Logger } from '@pds/runtime';
 import { jobIds, type Producer } from '@pds/queue';
 
 export async function requeuePendingRegistrations(

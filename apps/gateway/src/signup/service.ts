@@ -1,7 +1,8 @@
 // Sign-up: a new instance with its own RSA key pair (sealed under the master key) and owner account.
 import { z } from 'zod';
 import type { InstanceRepository } from '@pds/db';
-import { ApiError, type Logger } from '@pds/http';
+import { ApiError } from '@pds/http';
+import { type Logger } from '@pds/runtime';
 import { jobIds } from '@pds/queue';
 import { generateRsaKeyPair, sealPrivateKey } from '@pds/tokens';
 import { hashPassword, passwordProblem } from '../auth/passwords';

@@ -6,8 +6,8 @@
 // serveRoute (serve.ts) with the route's one declaration.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { match, type MatchFunction } from 'path-to-regexp';
-import type { Logger } from '../logger';
-import type { Metrics } from '../metrics';
+import type { Logger } from '@pds/runtime';
+import type { Metrics } from '@pds/runtime';
 import { openRequest } from './envelope';
 import { pathsOf, type AnyRoute } from './route';
 import { serveRoute, type Pipeline } from './serve';

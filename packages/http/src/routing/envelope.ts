@@ -3,8 +3,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { logRequest, requestIdOf } from '../access-log';
-import type { Logger } from '../logger';
-import type { Metrics } from '../metrics';
+import type { Logger } from '@pds/runtime';
+import type { Metrics } from '@pds/runtime';
 import { fixedSecurityHeaders } from '../security-headers';
 
 // helmet's defaults, which do not depend on the request: computed once.

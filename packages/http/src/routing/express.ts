@@ -2,7 +2,7 @@
 // by the same pipeline and renderer as the fast dispatcher (serve.ts). Express then serves a route the
 // fast dispatcher does not take (HEAD, `fast: false`), and is a complete server on its own.
 import { Router } from 'express';
-import type { Logger } from '../logger';
+import type { Logger } from '@pds/runtime';
 import { pathsOf, type AnyRoute } from './route';
 import { serveRoute, type Pipeline } from './serve';
 

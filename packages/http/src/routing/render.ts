@@ -1,7 +1,7 @@
 // The one renderer: every answer and every refusal of both dispatchers is written here, the same bytes
 // whichever dispatcher served the request.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../logger';
+import type { Logger } from '@pds/runtime';
 import { toApiError } from '../middleware';
 import type { Reply } from './route';
 

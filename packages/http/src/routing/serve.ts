@@ -3,7 +3,7 @@
 // handler, then the one renderer. A refusal is answered where it is found, once.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
-import type { Logger } from '../logger';
+import type { Logger } from '@pds/runtime';
 import { parseInput } from '../validate';
 import { sendError, sendReply } from './render';
 import { checkTarget, readJsonBody, targetOf } from './request';

@@ -2,7 +2,6 @@
 // requests and jobs finish (bounded), close pools and connections, and exit. One copy for all.
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { answerClientErrors } from './client-errors';
-import { setHeapGrowth } from './heap';
 
 export interface Stoppable {
   /** Stops gracefully: in-flight work finishes, then connections and pools close. Safe to call twice. */
@@ -77,7 +76,6 @@ const stderrLog: ProcessLog = { info: (message) => console.error(message), error
  */
 export function runProcess(start: () => Promise<Stoppable>, options: { repeatSignalExits?: boolean; log?: ProcessLog } = {}): void {
   const log = options.log ?? stderrLog;
-  setHeapGrowth();
   Promise.resolve()
     .then(start)
     .then(
