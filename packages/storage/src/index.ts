@@ -1,11 +1,11 @@
 import path from 'node:path';
 import type { Config } from '@pds/config';
 import type { BlobStore } from './blob-store';
-import { LocalBlobStore } from './local';
+import { LocalBlobStore } from './local/store';
 import { S3BlobStore } from './s3';
 
 export * from './blob-store';
-export { BLOB_ROUTE, LocalBlobStore, type LocalWriteOptions } from './local';
+export { BLOB_ROUTE, LocalBlobStore, type LocalWriteOptions } from './local/store';
 export { S3BlobStore } from './s3';
 export { removeOrphans, type ListableStore, type LiveFiles } from './orphans';
 
