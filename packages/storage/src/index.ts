@@ -5,7 +5,7 @@ import { LocalBlobStore } from './local';
 import { S3BlobStore } from './s3';
 
 export * from './blob-store';
-export { BLOB_ROUTE, BlobTooLargeError, LocalBlobStore, type StoredBlob } from './local';
+export { BLOB_ROUTE, LocalBlobStore, type LocalWriteOptions } from './local';
 export { S3BlobStore } from './s3';
 export { removeOrphans, type ListableStore, type LiveFiles } from './orphans';
 

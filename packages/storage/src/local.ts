@@ -1,25 +1,42 @@
 // The embedded default store: bytes on the local disk, encrypted at rest, reached through addresses that
 // the gateway itself serves (`<baseUrl>/blobs/<token>`, see apps/gateway/src/blobs/routes.ts).
 //
-// File format: magic (4) | IV (12) | type length (1) | content type | AES-256-GCM ciphertext | tag (16).
+// File format: magic (4) | IV (12) | type length (1) | content type | sealed key | AES-256-GCM ciphertext | tag (16).
 // The content type is kept so GETs answer with it, as S3 does. The object key and the type are the GCM
-// additional data, so a file copied under another key, or with another type, fails to decrypt. File names are the SHA-256 of
-// the key: no key can name a path outside the store, whatever characters it holds.
+// additional data, so a file copied under another key, or with another type, fails to decrypt. The sealed
+// key (IV (12) | length (2) | key encrypted under a key of its own | tag (16)) is what a listing reads: names
+// on disk do not reveal keys. A file is `<SHA-256 of the key's first segment>/<SHA-256 of the key>`: no key
+// can name a path outside the store, whatever characters it holds, and one instance's objects (keys
+// `<address>/…`) share one folder, which a listing of that prefix reads alone.
+// Files of the first format (magic PDB1, no sealed key, under `<first 2 hex of the name>/<SHA-256 of the
+// key>`) are still read, stat-ed and removed by key, but not listed.
 import { createCipheriv, createDecipheriv, createHash, randomBytes, type DecipherGCM } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, opendir, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import type { BlobStore, PresignOptions } from './blob-store';
+import {
+  BlobTooLargeError,
+  storedContentType,
+  type BlobStore,
+  type PresignOptions,
+  type StoredBlob,
+  type StoredObject,
+  type WriteOptions,
+} from './blob-store';
 import { deriveKey } from './keys';
 import { AddressSigner, type BlobMethod } from './signed-address';
 
-const MAGIC = Buffer.from('PDB1');
+const MAGIC = Buffer.from('PDB2');
+const LEGACY_MAGIC = Buffer.from('PDB1');
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const FIXED_HEADER_BYTES = MAGIC.length + IV_BYTES + 1;
-const DEFAULT_TYPE = 'application/octet-stream';
-/** A media type with optional parameters, printable ASCII only (it is sent back as a header). */
-const CONTENT_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;[\x20-\x7e]*)?$/;
+/** Longer than any key this product forms (an address of ≤ 253 characters, a fileId of ≤ 1,290). */
+const MAX_KEY_BYTES = 2048;
+/** The longest header, which one read at the start of a file always brings whole. */
+const MAX_HEADER_BYTES = FIXED_HEADER_BYTES + 255 + IV_BYTES + 2 + MAX_KEY_BYTES + TAG_BYTES;
+/** Folder and file names of this format: a SHA-256 in hex. */
+const HASH_NAME = /^[0-9a-f]{64}$/;
 export const BLOB_ROUTE = '/blobs';
 /** A temp file untouched this long belongs to no live upload. */
 export const STALE_TEMP_MS = 15 * 60 * 1000;
@@ -28,22 +45,14 @@ export interface LocalBlobStoreOptions {
   /** Folder of the encrypted files; created when missing. */
   dir: string;
   masterKey: Buffer;
-  /** Uploads larger than this are refused (BlobTooLargeError). */
+  /** The limit of uploads to signed addresses, which the blob routes pass to write as its `maxBytes`. */
   maxBytes: number;
   now?: () => number;
 }
 
-export class BlobTooLargeError extends Error {
-  constructor(readonly maxBytes: number) {
-    super(`The upload is larger than the limit of ${maxBytes} bytes`);
-  }
-}
-
-export interface StoredBlob {
-  size: number;
-  contentType: string;
-  /** The decrypted bytes; errors if the file was altered on disk. */
-  stream: Readable;
+export interface LocalWriteOptions extends WriteOptions {
+  /** Runs once the object has its name, alongside the last fsync; write waits for both. */
+  whenNamed?: () => Promise<void>;
 }
 
 export class LocalBlobStore implements BlobStore {
@@ -52,6 +61,7 @@ export class LocalBlobStore implements BlobStore {
   private readonly tmpDir: string;
   private readonly signer: AddressSigner;
   private readonly dataKey: Buffer;
+  private readonly nameKey: Buffer;
   private readonly now: () => number;
 
   constructor(options: LocalBlobStoreOptions) {
@@ -61,6 +71,7 @@ export class LocalBlobStore implements BlobStore {
     this.maxBytes = options.maxBytes;
     this.signer = new AddressSigner(deriveKey(options.masterKey, 'local-blob-addresses'));
     this.dataKey = deriveKey(options.masterKey, 'local-blob-encryption');
+    this.nameKey = deriveKey(options.masterKey, 'local-blob-names');
     this.now = options.now ?? Date.now;
   }
 
@@ -112,7 +123,7 @@ export class LocalBlobStore implements BlobStore {
     if (!file) return null;
     try {
       const { size: fileSize } = await file.stat();
-      const header = parseHeader(await readAt(file, 0, Math.min(fileSize, FIXED_HEADER_BYTES + 255)), fileSize, key);
+      const header = parseHeader(await readAt(file, 0, Math.min(fileSize, MAX_HEADER_BYTES)), fileSize, key);
       return fileSize - header.bytes - TAG_BYTES;
     } finally {
       await file.close();
@@ -120,21 +131,70 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async remove(key: string): Promise<void> {
-    await rm(this.pathOf(key), { force: true });
+    await Promise.all([rm(this.pathOf(key), { force: true }), rm(this.legacyPathOf(key), { force: true })]);
+  }
+
+  async *list(prefix: string): AsyncIterable<StoredObject> {
+    const slash = prefix.indexOf('/');
+    const folders = slash >= 0 ? [hashName(prefix.slice(0, slash))] : (await readdir(this.dir)).filter((name) => HASH_NAME.test(name));
+    for (const folder of folders) {
+      const entries = await opendir(path.join(this.dir, folder)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return null;
+        throw error;
+      });
+      if (!entries) continue;
+      // Streamed: a folder holds one instance's objects, however many.
+      for await (const entry of entries) {
+        if (!entry.isFile() || !HASH_NAME.test(entry.name)) continue;
+        const object = await this.describe(path.join(this.dir, folder, entry.name));
+        if (object?.key.startsWith(prefix)) yield object;
+      }
+    }
+  }
+
+  async removePrefix(prefix: string): Promise<number> {
+    if (prefix === '') throw new Error('removePrefix needs a prefix: it does not empty the whole store');
+    let removed = 0;
+    for await (const object of this.list(prefix)) {
+      await this.remove(object.key);
+      removed++;
+    }
+    return removed;
+  }
+
+  /** The key, size and last change of an object file, or null when it went meanwhile. */
+  private async describe(file: string): Promise<StoredObject | null> {
+    const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (!handle) return null;
+    try {
+      const { size: fileSize, mtime } = await handle.stat();
+      const header = parseHeader(await readAt(handle, 0, Math.min(fileSize, MAX_HEADER_BYTES)), fileSize, file);
+      if (!header.sealedKey) throw new Error(`stored blob ${file} has no sealed key`);
+      return { key: unsealKey(this.nameKey, header.sealedKey, file), lastModified: mtime, size: fileSize - header.bytes - TAG_BYTES };
+    } finally {
+      await handle.close();
+    }
   }
 
   /**
    * Encrypts `source` into the store under `key`, streaming, and returns the plaintext size. The object
    * appears whole or not at all: bytes go to a temp file that is renamed over the key's file at the end.
    * On return the object is durable: the file is synced before the rename, its folder after it.
-   * `whenNamed` runs once the object has its name, alongside that last fsync; write waits for both.
    */
-  async write(key: string, source: AsyncIterable<Buffer>, contentType = DEFAULT_TYPE, whenNamed?: () => Promise<void>): Promise<number> {
+  async write(key: string, source: AsyncIterable<Buffer>, options: LocalWriteOptions = {}): Promise<number> {
+    const { maxBytes = Infinity, whenNamed } = options;
+    const keyBytes = Buffer.from(key);
+    if (keyBytes.length > MAX_KEY_BYTES) throw new Error(`object keys are limited to ${MAX_KEY_BYTES} bytes`);
     const target = this.pathOf(key);
     // The writer's pid first: a restart can tell which partial files belong to a process that died.
     const temp = path.join(this.tmpDir, `${process.pid}-${randomBytes(16).toString('hex')}`);
     const iv = randomBytes(IV_BYTES);
-    const type = Buffer.from(contentType.length <= 255 && CONTENT_TYPE.test(contentType) ? contentType : DEFAULT_TYPE);
+    // ≤ 255 bytes: its length is one byte of the header.
+    const contentType = storedContentType(options.contentType);
+    const type = Buffer.from(contentType.length <= 255 ? contentType : storedContentType(undefined));
     const cipher = createCipheriv('aes-256-gcm', this.dataKey, iv).setAAD(additionalData(key, type));
     const file = await open(temp, 'wx', 0o600);
     const out = new BatchedWriter(file);
@@ -142,10 +202,10 @@ export class LocalBlobStore implements BlobStore {
     let closed: Promise<void> | undefined;
     try {
       try {
-        await out.add(Buffer.concat([MAGIC, iv, Buffer.from([type.length]), type]));
+        await out.add(Buffer.concat([MAGIC, iv, Buffer.from([type.length]), type, sealKey(this.nameKey, keyBytes)]));
         for await (const chunk of source) {
           size += chunk.length;
-          if (size > this.maxBytes) throw new BlobTooLargeError(this.maxBytes);
+          if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
           await out.add(cipher.update(chunk));
         }
         await out.add(cipher.final());
@@ -227,12 +287,14 @@ export class LocalBlobStore implements BlobStore {
   }
 
   private async open(key: string): Promise<FileHandle | null> {
-    try {
-      return await open(this.pathOf(key), 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
+    for (const file of [this.pathOf(key), this.legacyPathOf(key)]) {
+      try {
+        return await open(file, 'r');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
     }
+    return null;
   }
 
   private address(key: string, method: BlobMethod, options: PresignOptions): string {
@@ -241,8 +303,38 @@ export class LocalBlobStore implements BlobStore {
   }
 
   private pathOf(key: string): string {
-    const name = createHash('sha256').update(key).digest('hex');
+    const slash = key.indexOf('/');
+    return path.join(this.dir, hashName(slash >= 0 ? key.slice(0, slash) : key), hashName(key));
+  }
+
+  /** Where the first format kept the object. */
+  private legacyPathOf(key: string): string {
+    const name = hashName(key);
     return path.join(this.dir, name.slice(0, 2), name);
+  }
+}
+
+function hashName(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** IV | key length (2) | encrypted key | tag, under the names key. */
+function sealKey(nameKey: Buffer, key: Buffer): Buffer {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', nameKey, iv);
+  const length = Buffer.alloc(2);
+  length.writeUInt16BE(key.length);
+  return Buffer.concat([iv, length, cipher.update(key), cipher.final(), cipher.getAuthTag()]);
+}
+
+function unsealKey(nameKey: Buffer, sealed: Buffer, file: string): string {
+  const length = sealed.readUInt16BE(IV_BYTES);
+  const decipher = createDecipheriv('aes-256-gcm', nameKey, sealed.subarray(0, IV_BYTES));
+  decipher.setAuthTag(sealed.subarray(IV_BYTES + 2 + length));
+  try {
+    return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + 2, IV_BYTES + 2 + length)), decipher.final()]).toString();
+  } catch {
+    throw new Error(`stored blob ${file} has a key that does not open (altered, or another master key)`);
   }
 }
 
@@ -373,21 +465,27 @@ function additionalData(key: string, contentType: Buffer): Buffer {
 interface Header {
   iv: Buffer;
   contentType: string;
+  /** Absent in the first format. */
+  sealedKey?: Buffer;
   /** Bytes before the ciphertext. */
   bytes: number;
 }
 
-/** The header at the start of `bytes` (the first read of a file of `fileSize` bytes). */
-function parseHeader(bytes: Buffer, fileSize: number, key: string): Header {
-  if (bytes.length < FIXED_HEADER_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) {
-    throw new Error(`stored blob of ${key} has an unknown format`);
+/** The header at the start of `bytes` (the first read of a file of `fileSize` bytes); `label` names the object in errors. */
+function parseHeader(bytes: Buffer, fileSize: number, label: string): Header {
+  const magic = bytes.subarray(0, MAGIC.length);
+  const legacy = magic.equals(LEGACY_MAGIC);
+  if (bytes.length < FIXED_HEADER_BYTES || !(legacy || magic.equals(MAGIC))) {
+    throw new Error(`stored blob of ${label} has an unknown format`);
   }
-  const typeLength = bytes[FIXED_HEADER_BYTES - 1] as number;
-  const headerBytes = FIXED_HEADER_BYTES + typeLength;
-  if (fileSize < headerBytes + TAG_BYTES) throw new Error(`stored blob of ${key} is truncated`);
+  const typeEnd = FIXED_HEADER_BYTES + (bytes[FIXED_HEADER_BYTES - 1] as number);
+  const keyLength = legacy || bytes.length < typeEnd + IV_BYTES + 2 ? 0 : bytes.readUInt16BE(typeEnd + IV_BYTES);
+  const headerBytes = legacy ? typeEnd : typeEnd + IV_BYTES + 2 + keyLength + TAG_BYTES;
+  if (fileSize < headerBytes + TAG_BYTES || bytes.length < headerBytes) throw new Error(`stored blob of ${label} is truncated`);
   return {
     iv: bytes.subarray(MAGIC.length, MAGIC.length + IV_BYTES),
-    contentType: bytes.subarray(FIXED_HEADER_BYTES, headerBytes).toString('latin1'),
+    contentType: bytes.subarray(FIXED_HEADER_BYTES, typeEnd).toString('latin1'),
+    ...(legacy ? {} : { sealedKey: bytes.subarray(typeEnd, headerBytes) }),
     bytes: headerBytes,
   };
 }

@@ -1,12 +1,9 @@
 // Bytes no file row points to: an upload to the signed address of a file deleted (or swept) while the
 // address was still valid, or bytes PUT after a crash between removing the bytes and the row. On S3
 // the client writes straight to the store, so only a sweep over the bucket can find them.
-import { parseObjectKey, type StoredObject } from './blob-store';
+import { parseObjectKey, type BlobStore } from './blob-store';
 
-export interface ListableStore {
-  objects(): AsyncIterable<StoredObject>;
-  remove(key: string): Promise<void>;
-}
+export type ListableStore = Pick<BlobStore, 'list' | 'remove'>;
 
 /** Which of these files still exist and are not deleted (FileRepository.liveFiles). */
 export type LiveFiles = (files: { address: string; fileId: string }[]) => Promise<{ address: string; fileId: string }[]>;
@@ -32,7 +29,7 @@ export async function removeOrphans(store: ListableStore, liveFiles: LiveFiles, 
     }
     batch = [];
   };
-  for await (const object of store.objects()) {
+  for await (const object of store.list('')) {
     // Keys of another shape were not written by this product: left alone.
     if (object.lastModified >= olderThan || !parseObjectKey(object.key)) continue;
     batch.push(object.key);

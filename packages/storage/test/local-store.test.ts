@@ -62,7 +62,7 @@ it('replaces an object with the bytes of the latest write and leaves no temp fil
   const key = 'alice.pds.test/replaced';
   await store.write(key, chunked(randomBytes(2 * MiB)));
   const latest = randomBytes(1000);
-  await store.write(key, chunked(latest), 'text/plain');
+  await store.write(key, chunked(latest), { contentType: 'text/plain' });
   expect((await readBack(key)).equals(latest)).toBe(true);
   const blob = await store.read(key);
   // Its stream owns an open file: destroyed unread, it closes it (GC would, with a warning).

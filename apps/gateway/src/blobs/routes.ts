@@ -83,8 +83,12 @@ export function blobRoutes(store: LocalBlobStore, files: FileService): GatewayRo
           const body = whileLive(req.iterator({ destroyOnReturn: false }), live);
           // Read again once the object has its name, while that name is made durable: a delete that came
           // while the bytes arrived removed the bytes before these landed.
-          await store.write(key, body, req.headers['content-type'], async () => {
-            deletedMeanwhile = !(await files.acceptsUpload(tenant, key));
+          await store.write(key, body, {
+            contentType: req.headers['content-type'],
+            maxBytes: store.maxBytes,
+            whenNamed: async () => {
+              deletedMeanwhile = !(await files.acceptsUpload(tenant, key));
+            },
           });
         } catch (error) {
           if (error instanceof BlobTooLargeError) throw tooLarge(store.maxBytes);
