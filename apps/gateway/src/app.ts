@@ -43,7 +43,10 @@ import { BundleService } from './data/bundles';
 import { DebitService } from './data/debits';
 import { DataGrantService } from './data/grants';
 import { DataService } from './data/service';
+import { ArchiveService } from './files/archive';
+import { RedisArchiveSelections } from './files/archive-selections';
 import { FileService } from './files/service';
+import type { ThumbnailQueue } from './files/thumbnails';
 import { Invalidation } from './instances/invalidation';
 import { InstanceRegistry } from './instances/registry';
 import { addressOfHost } from './instances/tenancy';
@@ -61,6 +64,8 @@ export interface GatewayDeps {
   logger: Logger;
   masterKey: Buffer;
   dexRegistration: DexRegistrationQueue;
+  /** Where completed images are sent for a thumbnail (the worker makes them); without it none are made. */
+  thumbnails?: ThumbnailQueue;
   /** Where file bytes live (local disk or S3); see @pds/storage. */
   blobStore: BlobStore;
   clock?: Clock;
@@ -141,6 +146,16 @@ export function createApp(deps: GatewayDeps): Gateway {
     signedUrlTtl: config.SIGNED_URL_TTL,
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
     baseUrl: (address) => instanceUrl(config, address),
+    thumbnails: deps.thumbnails,
+    logger,
+  });
+  const archives = new ArchiveService({
+    files,
+    store: deps.blobStore,
+    selections: new RedisArchiveSelections(deps.redis, redisPrefix),
+    clock,
+    signedUrlTtl: config.SIGNED_URL_TTL,
+    baseUrl: (address) => instanceUrl(config, address),
   });
   const pages = consolePages(config, applications, trust, logger);
 
@@ -154,6 +169,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     pages,
     localStore: deps.blobStore instanceof LocalBlobStore ? deps.blobStore : undefined,
     files: fileService,
+    archives,
     users: new UserService(users),
     apps,
     push,

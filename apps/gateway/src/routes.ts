@@ -17,6 +17,7 @@ import { dataGrantRoutes } from './data/grant-routes';
 import type { DataGrantService } from './data/grants';
 import { dataRoutes } from './data/routes';
 import type { DataService } from './data/service';
+import type { ArchiveService } from './files/archive';
 import { fileRoutes } from './files/routes';
 import type { FileService } from './files/service';
 import type { InstanceRegistry } from './instances/registry';
@@ -39,6 +40,7 @@ export interface RouteServices {
   /** The local store, whose signed addresses the gateway serves; none with S3 (the store serves them). */
   localStore: LocalBlobStore | undefined;
   files: FileService;
+  archives: ArchiveService;
   users: UserService;
   apps: ApplicationService;
   push: DexPushService;
@@ -60,7 +62,7 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...dataRoutes(s.data),
     ...dataGrantRoutes(s.grants),
     ...debitRoutes(s.debits, s.bundles),
-    ...fileRoutes(s.files),
+    ...fileRoutes(s.files, s.archives),
   ];
   return routes;
 }
