@@ -157,7 +157,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     signedUrlTtl: config.SIGNED_URL_TTL,
     baseUrl: (address) => instanceUrl(config, address),
   });
-  const pages = consolePages(config, applications, trust, logger);
+  const pages = consolePages(config, applications, trust, logger, async (address) => (await registry.resolve(address)) !== null);
 
   const routes = routeTable({
     readiness: gatewayReadiness(deps),
@@ -186,6 +186,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     cors,
     trust,
     clusterDomain: config.CLUSTER_DOMAIN,
+    pages: pages !== undefined,
     verifyDexToken: (tenant, token) => push.verifyToken(tenant, token),
   });
 
