@@ -310,7 +310,7 @@ export class FileRepository {
     return this.sql.plain<FileListing>(text, values);
   }
 
-  /** How many files the listing holds and their bytes (an index-only scan for a state's files). */
+  /** How many files the listing holds and their bytes (for a state's files, an index-only scan of File_listing_size_idx). */
   async listingTotals(instanceId: string, query: ListingQuery, scope: FileScope): Promise<ListingTotals> {
     const { where, values } = listingConditions(instanceId, query, scope);
     const [row] = await this.sql.plain<{ total: number; totalBytes: string }>(
