@@ -83,7 +83,7 @@ const FILE_PERMISSIONS = `COALESCE((SELECT json_agg(json_build_object('userId', 
 
 /** A file with its permissions in one row (`f` is the file), so a read is one statement and one round trip. */
 const FILE_FIELDS = `f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description",
-  f."status", f."size", f."contentPublic", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
+  f."status", f."size", f."contentPublic", f."thumbnail", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
   ${FILE_PERMISSIONS}`;
 const FILE_SELECT = `SELECT ${FILE_FIELDS} FROM "File" f`;
 
@@ -171,7 +171,7 @@ const CREATE_FILE = `WITH counter AS (
     RETURNING "userId", "contentReadable"
   )
   SELECT f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
-    f."contentPublic", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
+    f."contentPublic", f."thumbnail", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
     (SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable")) FROM permission p) AS "permissions"
   FROM file f`;
 
