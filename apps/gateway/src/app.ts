@@ -132,6 +132,13 @@ export function createApp(deps: GatewayDeps): Gateway {
     // Sign-up needs no Redis: during an outage the instance is created and its registration reconciled later.
     whenUnavailable: 'allow',
   });
+  // A person may try a few names per sign-up: the check counts on its own, ten times as many per window.
+  const signupCheckLimit = new RateLimit(deps.redis, {
+    points: config.SIGNUP_RATE_LIMIT * 10,
+    durationSeconds: config.SIGNUP_RATE_WINDOW,
+    keyPrefix: `${redisPrefix}:signup-check`,
+    whenUnavailable: 'allow',
+  });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
   const dataAccess = new DataAccessPolicy(grants);
   const bundles = new BundleService(new DataBundleRepository(db));
@@ -163,6 +170,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     readiness: gatewayReadiness(deps),
     signup,
     signupLimit,
+    signupCheckLimit,
     registry,
     auth,
     logins,

@@ -33,6 +33,8 @@ export interface RouteServices {
   readiness: Record<string, ReadinessCheck>;
   signup: SignupService;
   signupLimit: RateLimit;
+  /** The sign-up name check's own counter. */
+  signupCheckLimit: RateLimit;
   registry: InstanceRegistry;
   auth: AuthService;
   logins: LoginService;
@@ -54,7 +56,7 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
   const routes: GatewayRoute[] = [
     ...healthRoutes('public', s.readiness),
     openApiRoute('public', () => gatewayOpenApi()),
-    ...signupRoutes(s.signup, s.registry, s.auth, s.signupLimit),
+    ...signupRoutes(s.signup, s.registry, s.auth, { signup: s.signupLimit, check: s.signupCheckLimit }),
     ...authRoutes(s.auth, s.logins, s.pages),
     ...(s.localStore ? blobRoutes(s.localStore, s.files) : []),
     ...userRoutes(s.users),

@@ -30,6 +30,12 @@ export class InstanceRepository {
     return row ?? null;
   }
 
+  /** Which of these addresses an instance holds (a sign-up name check). */
+  async takenAddresses(addresses: string[]): Promise<string[]> {
+    const rows = await this.sql.prepared<{ address: string }>(`SELECT "address" FROM "Instance" WHERE "address" = ANY($1::text[])`, [addresses]);
+    return rows.map((row) => row.address);
+  }
+
   /** Creates the instance and its owner account together; null when the address is taken. */
   async createWithOwner(input: NewInstance): Promise<{ instance: Instance; owner: User } | null> {
     const now = new Date();
