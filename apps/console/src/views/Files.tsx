@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
 import { DEFAULT_SORT, NO_FILTER, type FileFilter, type FilePage, type FileSort } from '../files/listing';
-import { searchSource } from '../files/source';
+import { listingSource } from '../files/source';
 import { href } from '../router';
 import type { Session } from '../session';
 import type { FileRecord, UserAccount } from '../types';
@@ -48,7 +48,7 @@ export let filesAddress = href('files');
 
 export function Files({ session, query }: { session: Session; query: URLSearchParams }) {
   const owner = session.scope === 'owner';
-  const source = useMemo(() => searchSource(session.userId), [session.userId]);
+  const source = useMemo(() => listingSource(), [session.userId]);
   const initial = useMemo(() => fromAddress(query), []);
   const [filter, setFilter] = useState(initial.filter);
   const [sort, setSort] = useState(initial.sort);
@@ -94,7 +94,10 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
   }, [filter, sort, skip, version]);
 
   useEffect(() => {
-    source.unfinished().then(setUnfinished, () => undefined);
+    source.unfinished().then(
+      (found) => setUnfinished(found.files),
+      () => undefined,
+    );
   }, [version]);
 
   useEffect(() => {
@@ -111,8 +114,11 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
       return after;
     });
   const selectAll = async () => {
-    const all = await source.page({ filter, sort, skip: 0, take: page?.total ?? 0 });
-    setSelected(new Set(all.files.map((file) => file.fileId)));
+    try {
+      setSelected(new Set(await source.allIds({ filter, sort })));
+    } catch (error) {
+      setStatus({ error: errorText(error) });
+    }
   };
   const filtered = KEYS.some(([field]) => filter[field] !== '');
   const resort = (next: FileSort) => {
