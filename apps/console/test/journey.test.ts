@@ -613,8 +613,13 @@ describeBrowser('web console in Chromium', () => {
       return ((await login.json()) as { accessToken: string }).accessToken;
     }, PASSWORD);
     expect(later).not.toBe(first);
-    await page.route('**/api/v2.6/files/search*', (route) =>
-      route.fulfill({ status: 200, contentType: 'application/json', body: '[]', headers: { 'X-Auth-Token': later } }),
+    await page.route('**/api/v2.6/files/listing*', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: '{"files":[],"total":0,"totalBytes":0}',
+        headers: { 'X-Auth-Token': later },
+      }),
     );
     // Opening the files screen again reads them again.
     await page.getByRole('link', { name: 'Users' }).click();

@@ -15,7 +15,7 @@ const FILES = [
   { name: 'Holiday_photo.jpg', source: 'camera', tags: ['holiday', 'family'], bytes: 300 },
   { name: 'report.pdf', source: 'work', title: 'Quarterly report', tags: ['work'], bytes: 100 },
   { name: 'notes.txt', source: 'console', description: 'shopping list for the weekend', bytes: 50 },
-  { name: 'backup.ZIP', source: 'console', bytes: 200, public: true },
+  { name: 'backup-2024.ZIP', source: 'console', bytes: 200, public: true },
   { name: 'README', source: 'console', bytes: 10 },
   { name: 'bob.txt', source: 'console', bytes: 7, by: 'bob' },
 ];
@@ -52,7 +52,7 @@ describe('the owner', () => {
   it('gets the completed files, newest first, with how many there are and their bytes', async () => {
     const res = await list(owner);
     expect(res.status).toBe(200);
-    expect(names(res.body)).toEqual(['bob.txt', 'README', 'backup.ZIP', 'notes.txt', 'report.pdf', 'Holiday_photo.jpg']);
+    expect(names(res.body)).toEqual(['bob.txt', 'README', 'backup-2024.ZIP', 'notes.txt', 'report.pdf', 'Holiday_photo.jpg']);
     expect(res.body).toMatchObject({ total: 6, totalBytes: 667 });
     // The records of search: permissions for the owner, and a content address.
     const report = res.body.files.find((file: { name: string }) => file.name === 'report.pdf');
@@ -74,7 +74,7 @@ describe('the owner', () => {
 
   it('sorts by name (A–Z first, any case), size (largest first) and date, either way round', async () => {
     expect(names((await list(owner, 'sort=name')).body)).toEqual([
-      'backup.ZIP',
+      'backup-2024.ZIP',
       'bob.txt',
       'Holiday_photo.jpg',
       'notes.txt',
@@ -87,11 +87,11 @@ describe('the owner', () => {
       'notes.txt',
       'Holiday_photo.jpg',
       'bob.txt',
-      'backup.ZIP',
+      'backup-2024.ZIP',
     ]);
     expect(names((await list(owner, 'sort=size')).body)).toEqual([
       'Holiday_photo.jpg',
-      'backup.ZIP',
+      'backup-2024.ZIP',
       'report.pdf',
       'notes.txt',
       'README',
@@ -102,14 +102,14 @@ describe('the owner', () => {
       'README',
       'notes.txt',
       'report.pdf',
-      'backup.ZIP',
+      'backup-2024.ZIP',
       'Holiday_photo.jpg',
     ]);
     expect(names((await list(owner, 'sort=date&order=asc')).body)).toEqual([
       'Holiday_photo.jpg',
       'report.pdf',
       'notes.txt',
-      'backup.ZIP',
+      'backup-2024.ZIP',
       'README',
       'bob.txt',
     ]);
@@ -124,21 +124,24 @@ describe('the owner', () => {
     expect(await found('weekend shop')).toEqual(['notes.txt']);
     expect(await found('txt')).toEqual(['bob.txt', 'notes.txt']);
     expect(await found('liday')).toEqual([]);
+    // Names cut at - . _ / @ : into words, as a person reads them.
+    expect(await found('backup-20')).toEqual(['backup-2024.ZIP']);
+    expect(await found('2024')).toEqual(['backup-2024.ZIP']);
     const totals = await list(owner, 'q=txt');
     expect(totals.body).toMatchObject({ total: 2, totalBytes: 57 });
   });
 
   it('filters by the kind the extension says, by tag, by public link and by sharing', async () => {
     expect(names((await list(owner, 'type=image')).body)).toEqual(['Holiday_photo.jpg']);
-    expect(names((await list(owner, 'type=archive')).body)).toEqual(['backup.ZIP']);
+    expect(names((await list(owner, 'type=archive')).body)).toEqual(['backup-2024.ZIP']);
     expect(names((await list(owner, 'type=text')).body)).toEqual(['bob.txt', 'notes.txt']);
     expect(names((await list(owner, 'type=other')).body)).toEqual(['README']);
     expect(names((await list(owner, 'tag=family')).body)).toEqual(['Holiday_photo.jpg']);
-    expect(names((await list(owner, 'public=true')).body)).toEqual(['backup.ZIP']);
+    expect(names((await list(owner, 'public=true')).body)).toEqual(['backup-2024.ZIP']);
     expect((await list(owner, 'public=false')).body.total).toBe(5);
     // Shared: an account other than the owner holds a permission (bob's upload is his own).
     expect(names((await list(owner, 'shared=true')).body)).toEqual(['bob.txt', 'notes.txt', 'report.pdf']);
-    expect(names((await list(owner, 'shared=false&sort=name')).body)).toEqual(['backup.ZIP', 'Holiday_photo.jpg', 'README']);
+    expect(names((await list(owner, 'shared=false&sort=name')).body)).toEqual(['backup-2024.ZIP', 'Holiday_photo.jpg', 'README']);
     // Empty parameters, as a form sends them, are no condition.
     expect((await list(owner, 'q=&type=&tag=&shared=&public=')).body.total).toBe(6);
   });

@@ -121,7 +121,7 @@ const FILES_BY_IDS = `${FILE_SELECT} WHERE f."instanceId" = $1::uuid AND f."file
  * search parser keeps inside a token made spaces. Must stay identical to File_words_fts_idx (migration
  * files_listing), or the planner cannot use that index.
  */
-const FILE_WORDS = `to_tsvector('simple'::regconfig, translate(f."name" || ' ' || f."source" || ' ' || coalesce(f."title", '') || ' ' || coalesce(f."description", ''), '._/@:', '     '))`;
+const FILE_WORDS = `to_tsvector('simple'::regconfig, translate(f."name" || ' ' || f."source" || ' ' || coalesce(f."title", '') || ' ' || coalesce(f."description", ''), '._/@:-', '      '))`;
 
 /** The name's last extension, lower case, or '' (the rule of the console's files/kinds.ts). */
 const EXTENSION = `coalesce(lower(substring(f."name" from '\\.([^.]+)$')), '')`;

@@ -32,7 +32,9 @@ export class InstanceRepository {
 
   /** Which of these addresses an instance holds (a sign-up name check). */
   async takenAddresses(addresses: string[]): Promise<string[]> {
-    const rows = await this.sql.prepared<{ address: string }>(`SELECT "address" FROM "Instance" WHERE "address" = ANY($1::text[])`, [addresses]);
+    const rows = await this.sql.prepared<{ address: string }>(`SELECT "address" FROM "Instance" WHERE "address" = ANY($1::text[])`, [
+      addresses,
+    ]);
     return rows.map((row) => row.address);
   }
 

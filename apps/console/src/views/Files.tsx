@@ -55,6 +55,8 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
   const [skip, setSkip] = useState(initial.skip);
   const [view, setView] = useState<View>(() => (localStorage.getItem(VIEW) === 'grid' ? 'grid' : 'list'));
   const [page, setPage] = useState<FilePage>();
+  // Where the page shown starts: the pager says where the list is, not where it is going.
+  const [shownSkip, setShownSkip] = useState(initial.skip);
   const [unfinished, setUnfinished] = useState<FileRecord[]>([]);
   const [users, setUsers] = useState<UserAccount[]>([]);
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -85,6 +87,7 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
         // Past the end (the last page's files were deleted): the last page there is.
         if (skip > 0 && skip >= found.total) return setSkip(Math.max(0, Math.ceil(found.total / PAGE) - 1) * PAGE);
         setPage(found);
+        setShownSkip(skip);
       },
       (e: unknown) => current && setStatus({ error: errorText(e) }),
     );
@@ -195,7 +198,7 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
               sort={sort}
               onSort={resort}
             />
-            <Pager label="Pages of files" skip={skip} take={PAGE} total={page.total} onSkip={setSkip} />
+            <Pager label="Pages of files" skip={shownSkip} take={PAGE} total={page.total} onSkip={setSkip} />
           </>
         ) : page && filtered ? (
           <p class="empty">

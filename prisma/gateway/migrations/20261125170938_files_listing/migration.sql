@@ -15,6 +15,7 @@ CREATE INDEX "File_listing_size_idx" ON "File"("instanceId", "status", "size", "
 CREATE INDEX "File_listing_name_idx" ON "File"("instanceId", "status", lower("name"), "fileId");
 
 -- The listing's words (q) match the start of any word of the name, source, title or description. The
--- separators the text search parser would keep inside one token (holiday_photo.jpg is one "host" word)
+-- separators the text search parser would keep inside one token (holiday_photo.jpg is one "host" word,
+-- the -001 of bulk-001 a signed number)
 -- become spaces first. The expression must stay identical to FILE_WORDS in packages/db/src/files.ts.
-CREATE INDEX "File_words_fts_idx" ON "File" USING GIN (to_tsvector('simple'::regconfig, translate("name" || ' ' || "source" || ' ' || coalesce("title", '') || ' ' || coalesce("description", ''), '._/@:', '     ')));
+CREATE INDEX "File_words_fts_idx" ON "File" USING GIN (to_tsvector('simple'::regconfig, translate("name" || ' ' || "source" || ' ' || coalesce("title", '') || ' ' || coalesce("description", ''), '._/@:-', '      ')));
