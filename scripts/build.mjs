@@ -4,13 +4,43 @@
 // node_modules resolution across the workspace at run time. Plain .mjs so it runs without tsx.
 // `--out DIR` writes DIR/apps/<app>/dist instead (the scale-out test builds into a temporary copy).
 import { build } from 'esbuild';
-import { cpSync, existsSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outIndex = process.argv.indexOf('--out');
 const outRoot = outIndex > 0 ? path.resolve(process.argv[outIndex + 1]) : root;
+
+/**
+ * npm packages that cannot be bundled (a native addon found at run time), per app: copied with their
+ * dependencies into dist/node_modules, where node finds them from the bundle.
+ */
+const natives = { gateway: ['sharp'], dex: [] };
+
+/** Copies `name` as installed for `fromDir`, and what it needs at run time, into `nodeModules` (once each). */
+function copyPackage(name, fromDir, nodeModules, optional = false) {
+  const target = path.join(nodeModules, name);
+  if (existsSync(target)) return;
+  // Where node would look from `fromDir` (a package's exports may hide its package.json from resolve()).
+  const found = createRequire(path.join(fromDir, 'noop.js'))
+    .resolve.paths(name)
+    .map((folder) => path.join(folder, name))
+    .find((folder) => existsSync(path.join(folder, 'package.json')));
+  // pnpm links a package; its own dependencies lie beside where the link points.
+  const dir = found && realpathSync(found);
+  if (!dir) {
+    // Optional dependencies for other platforms are not installed.
+    if (optional) return;
+    throw new Error(`${name} is not installed for ${fromDir}`);
+  }
+  const manifest = path.join(dir, 'package.json');
+  cpSync(dir, target, { recursive: true, dereference: true });
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8'));
+  for (const dep of Object.keys(pkg.dependencies ?? {})) copyPackage(dep, dir, nodeModules);
+  for (const dep of Object.keys(pkg.optionalDependencies ?? {})) copyPackage(dep, dir, nodeModules, true);
+}
 
 /** Output name → source, per app. */
 const apps = {
@@ -49,13 +79,14 @@ for (const [app, entries] of Object.entries(apps)) {
     // The workspace packages from their TypeScript sources, as in development: no package dist is needed.
     conditions: ['@pds/source', 'module'],
     // pg's optional native binding is never installed; it is only required when asked for.
-    external: ['pg-native'],
+    external: ['pg-native', ...natives[app]],
     metafile: true,
     logLevel: 'warning',
   });
   const bytes = Object.entries(result.metafile.outputs)
     .filter(([file]) => file.endsWith('.js'))
     .map(([file, out]) => `${path.basename(file)} ${(out.bytes / 1024 / 1024).toFixed(1)} MB`);
+  for (const name of natives[app]) copyPackage(name, dir, path.join(outdir, 'node_modules'));
   console.log(`${path.relative(process.cwd(), outdir) || '.'}: ${bytes.join(', ')} (${Date.now() - started} ms)`);
 }
 

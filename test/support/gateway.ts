@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { loadConfigFor, type Env, type GatewayConfig } from '@pds/config';
 import { createLogger } from '@pds/runtime';
-import { dexRegistrationProducer, type Producer } from '@pds/queue';
+import { dexRegistrationProducer, thumbnailProducer, type Producer } from '@pds/queue';
 import { createApp, type Gateway, type GatewayDeps } from '@pds/gateway';
 // The root package does not depend on @pds/storage; the gateway resolves it as a workspace package.
 import { createBlobStore, type BlobStore } from '../../packages/storage/src';
@@ -25,6 +25,8 @@ export interface TestGateway extends Gateway {
   clock: TestClock;
   redisPrefix: string;
   dexRegistration: Producer<'dex-registration'>;
+  /** Where completed images ask for thumbnails; a test that wants them runs the job over `redisPrefix`. */
+  thumbnails: Producer<'thumbnail'>;
   databaseUrl: string;
   /** The store the gateway uses (STORAGE=local by default), for checking bytes directly. */
   blobStore: BlobStore;
@@ -65,6 +67,7 @@ export async function startTestGateway(
   const subscriber = redis.duplicate();
   const redisPrefix = `test-${randomBytes(6).toString('hex')}`;
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: redisPrefix });
+  const thumbnails = thumbnailProducer({ connection: redis, prefix: redisPrefix });
   const clock = testClock();
   const blobStore = await createBlobStore(config);
   const gateway = createApp({
@@ -75,6 +78,7 @@ export async function startTestGateway(
     logger: createLogger({ level: config.LOG_LEVEL }),
     masterKey: config.MASTER_KEY,
     dexRegistration,
+    thumbnails,
     clock,
     redisPrefix,
     blobStore,
@@ -88,11 +92,14 @@ export async function startTestGateway(
     clock,
     redisPrefix,
     dexRegistration,
+    thumbnails,
     databaseUrl: database.url,
     blobStore,
     close: async () => {
       await dexRegistration.queue.obliterate({ force: true }).catch(() => undefined);
       await dexRegistration.close();
+      await thumbnails.queue.obliterate({ force: true }).catch(() => undefined);
+      await thumbnails.close();
       subscriber.disconnect();
       redis.disconnect();
       await db.$disconnect();

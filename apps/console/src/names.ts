@@ -1,22 +1,12 @@
-// Instance names (a DNS label, CONTRACT §1): another one to offer when the one asked for is taken.
-const LABEL = /^[a-z][a-z0-9-]{1,61}[a-z0-9]$/;
+// Whether a name is free for a new data store, and free ones to offer when it is not: asked of the
+// server, which counts these checks apart from sign-ups.
+import { call } from './api';
 
-const slug = (text: string) =>
-  text
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-
-/** "alice" taken, full name "Alice Example" → "alice-example"; else the name with a number: "alice2", "alice3"… */
-export function suggestName(taken: string, fullName: string): string {
-  const words = slug(fullName).split('-').filter(Boolean);
-  const last = words[words.length - 1];
-  const fromName = last && !taken.includes(last) ? `${taken}-${last}` : undefined;
-  if (fromName && LABEL.test(fromName)) return fromName;
-  const [, stem = taken, number] = /^(.*?)(\d*)$/.exec(taken) ?? [];
-  return `${stem.slice(0, 60)}${number ? Number(number) + 1 : 2}`;
+export interface NameCheck {
+  available: boolean;
+  /** Up to three free names; none when the name is available. */
+  suggestions: string[];
 }
 
-export const validName = (name: string) => LABEL.test(name);
+export const checkName = (username: string, fullName: string) =>
+  call<NameCheck>(`/api/signup/available?${new URLSearchParams({ username, fullName })}`, { anonymous: true });

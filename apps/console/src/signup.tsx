@@ -4,7 +4,7 @@ import { render } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiFailure, call, errorText, waitWords } from './api';
 import { BrandMark } from './icons';
-import { suggestName, validName } from './names';
+import { checkName } from './names';
 import { handOverAddress } from './session';
 import './style.css';
 import { Status } from './ui';
@@ -44,7 +44,7 @@ function fieldProblems(message: string): Partial<Record<Field, string>> {
 interface Problems {
   fields: Partial<Record<Field, string>>;
   error?: string;
-  /** A name that might be free, when the one asked for is taken. */
+  /** A free name, when the one asked for is taken. */
   suggestion?: string;
 }
 
@@ -54,12 +54,22 @@ function Signup() {
   const [message, setMessage] = useState<string>();
   const [busy, setBusy] = useState(false);
 
+  /** Says the name is taken and offers a free one; false when it is free (or cannot be checked now). */
+  const taken = async (): Promise<boolean> => {
+    const check = await checkName(form.username, form.fullName).catch(() => undefined);
+    if (!check || check.available) return false;
+    const address = `${form.username}.${location.hostname}`;
+    setProblems({ fields: { username: `${address} is taken.` }, suggestion: check.suggestions[0] });
+    return true;
+  };
+
   const submit = async (event: Event) => {
     event.preventDefault();
     // Checked here first: every sign-up the server sees counts against this network's limit.
     if (form.pass !== form.passRepeat) return setProblems({ fields: { passRepeat: 'The two passwords differ.' } });
     setBusy(true);
     setProblems({ fields: {} });
+    if (await taken()) return setBusy(false);
     try {
       const { instance, accessToken } = await call<{ instance: string; accessToken: string }>('/api/signup', {
         method: 'POST',
@@ -70,10 +80,8 @@ function Signup() {
       location.assign(handOverAddress(instanceAddress(instance), accessToken));
     } catch (e) {
       setBusy(false);
-      if (e instanceof ApiFailure && e.status === 409) {
-        const address = `${form.username}.${location.hostname}`;
-        return setProblems({ fields: { username: `${address} is taken.` }, suggestion: suggestName(form.username, form.fullName) });
-      }
+      // Taken between the check and the sign-up.
+      if (e instanceof ApiFailure && e.status === 409 && (await taken())) return;
       if (e instanceof ApiFailure && e.status === 429)
         return setProblems({ fields: {}, error: `Too many sign-ups from your network. Try again ${waitWords(e.retryAfter)}.` });
       const fields = e instanceof ApiFailure && e.status === 400 ? fieldProblems(e.message) : {};
@@ -124,7 +132,7 @@ function Signup() {
                   {problems.fields[key]}
                 </span>
               ) : null}
-              {key === 'username' && problems.suggestion && validName(problems.suggestion) ? (
+              {key === 'username' && problems.suggestion ? (
                 <button
                   type="button"
                   class="secondary suggestion"

@@ -15,6 +15,8 @@ export interface FileRecord {
   lastUpdated?: string;
   status: { status: 'New' | 'Completed' | 'Deleted'; size?: number };
   contentUrl?: string;
+  /** A signed address of a small picture of the content (images), when the server made one. */
+  thumbnailUrl?: string;
   contentPublic: boolean;
   permissions?: Permission[];
 }

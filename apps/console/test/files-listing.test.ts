@@ -1,7 +1,6 @@
-// The files screen's listing as a function: filter, sort and page any number of files, the total
-// and the bytes of what matches; and the words a file's state and access are shown in.
+// What the files screen asks the server's listing for, and the words a file's state and access are shown in.
 import { kindOf } from '../src/files/kinds';
-import { DEFAULT_SORT, NO_FILTER, pageOf, type FileQuery } from '../src/files/listing';
+import { DEFAULT_SORT, LISTING_MAX_TAKE, listingPath, NO_FILTER, type FileQuery } from '../src/files/listing';
 import { accessWords, stateWords } from '../src/files/words';
 import type { FileRecord } from '../src/types';
 
@@ -24,73 +23,34 @@ function file(name: string, change: Partial<FileRecord> & { size?: number; minut
 }
 
 const query = (change: Partial<FileQuery> = {}): FileQuery => ({ filter: NO_FILTER, sort: DEFAULT_SORT, skip: 0, take: 50, ...change });
-const names = (files: FileRecord[]) => files.map((f) => f.name);
+const paramsOf = (path: string) => Object.fromEntries(new URL(path, 'http://alice.pds.test').searchParams);
 
-describe('pageOf', () => {
-  const many = Array.from({ length: 250 }, (_, i) => file(`file-${i + 1}.txt`, { size: i + 1, minute: i % 60 }));
-
-  it('pages through every file once, with the total and the bytes of all of them', () => {
-    const seen = new Set<string>();
-    for (let skip = 0; skip < 250; skip += 50) {
-      const page = pageOf(many, query({ skip }), OWNER);
-      expect(page.total).toBe(250);
-      expect(page.totalBytes).toBe((250 * 251) / 2);
-      expect(page.files).toHaveLength(50);
-      page.files.forEach((f) => seen.add(f.fileId));
-    }
-    expect(seen.size).toBe(250);
-    expect(pageOf(many, query({ skip: 250 }), OWNER).files).toEqual([]);
+describe('listingPath', () => {
+  it('asks for the completed files, newest first, one page at a time', () => {
+    const path = listingPath(query({ skip: 100 }));
+    expect(path.startsWith('/api/v2.6/files/listing?')).toBe(true);
+    expect(paramsOf(path)).toEqual({ status: 'Completed', sort: 'date', order: 'desc', skip: '100', take: '50' });
   });
 
-  it('sorts names with their numbers in order, either way', () => {
-    const files = [file('b10.txt'), file('B2.txt'), file('a.txt')];
-    expect(names(pageOf(files, query({ sort: { by: 'name', descending: false } }), OWNER).files)).toEqual(['a.txt', 'B2.txt', 'b10.txt']);
-    expect(names(pageOf(files, query({ sort: { by: 'name', descending: true } }), OWNER).files)).toEqual(['b10.txt', 'B2.txt', 'a.txt']);
+  it('sends each filter the person set, in the server’s words, and no empty one', () => {
+    const filter = { text: '  holiday photo ', kind: 'image', tag: 'family', shared: 'yes', public: 'no' } as const;
+    expect(paramsOf(listingPath(query({ filter, sort: { by: 'name', descending: false } })))).toEqual({
+      status: 'Completed',
+      sort: 'name',
+      order: 'asc',
+      q: 'holiday photo',
+      type: 'image',
+      tag: 'family',
+      shared: 'true',
+      public: 'false',
+      skip: '0',
+      take: '50',
+    });
   });
 
-  it('sorts by size and by date, and keeps one order for equal ones from page to page', () => {
-    const files = [
-      file('small', { size: 1, minute: 3 }),
-      file('big', { size: 900, minute: 1 }),
-      file('same-a', { size: 5 }),
-      file('same-b', { size: 5 }),
-    ];
-    expect(names(pageOf(files, query({ sort: { by: 'size', descending: true } }), OWNER).files)).toEqual([
-      'big',
-      'same-a',
-      'same-b',
-      'small',
-    ]);
-    expect(names(pageOf(files, query({ sort: { by: 'date', descending: true } }), OWNER).files)[0]).toBe('small');
-    expect(names(pageOf(files, query({ sort: { by: 'date', descending: false } }), OWNER).files).slice(0, 2)).toEqual(['same-a', 'same-b']);
-  });
-
-  it('filters by words in the name or title, type, tag, shared and public link', () => {
-    const files = [
-      file('holiday.jpg', { tags: ['trip'], contentPublic: true }),
-      file('notes.txt', {
-        title: 'Weekly shopping',
-        permissions: [
-          { userId: OWNER, contentReadable: true },
-          { userId: BOB, contentReadable: true },
-        ],
-      }),
-      file('report.pdf', { tags: ['work', 'trip'] }),
-    ];
-    const only = (filter: Partial<typeof NO_FILTER>) => names(pageOf(files, query({ filter: { ...NO_FILTER, ...filter } }), OWNER).files);
-    expect(only({ text: 'SHOPPING' })).toEqual(['notes.txt']);
-    expect(only({ text: 'holi' })).toEqual(['holiday.jpg']);
-    expect(only({ kind: 'image' })).toEqual(['holiday.jpg']);
-    expect(only({ kind: 'pdf' })).toEqual(['report.pdf']);
-    expect(only({ tag: 'trip' }).sort()).toEqual(['holiday.jpg', 'report.pdf']);
-    expect(only({ shared: 'yes' })).toEqual(['notes.txt']);
-    expect(only({ shared: 'no' }).sort()).toEqual(['holiday.jpg', 'report.pdf']);
-    expect(only({ public: 'yes' })).toEqual(['holiday.jpg']);
-    expect(only({ tag: 'trip', public: 'no' })).toEqual(['report.pdf']);
-    const page = pageOf(files, query({ filter: { ...NO_FILTER, kind: 'image' } }), OWNER);
-    expect(page.total).toBe(1);
-    // The tag filter offers every tag in use, not only those of the files shown.
-    expect(page.tags).toEqual(['trip', 'work']);
+  it('keeps a page within the server’s largest, and lists unfinished uploads apart', () => {
+    expect(paramsOf(listingPath(query({ take: 1000 }))).take).toBe(String(LISTING_MAX_TAKE));
+    expect(paramsOf(listingPath(query(), 'New')).status).toBe('New');
   });
 });
 

@@ -40,8 +40,11 @@ import { CombinatorService } from './data/combinators';
 import { DebitService } from './data/debits';
 import { DataGrantService } from './data/grants';
 import { DataService } from './data/service';
+import { ArchiveService } from './files/archive';
+import { RedisArchiveSelections } from './files/archive-selections';
 import { FileService } from './files/service';
 import { ProfileService } from './hat/profile';
+import type { ThumbnailQueue } from './files/thumbnails';
 import { Invalidation } from './instances/invalidation';
 import { InstanceRegistry } from './instances/registry';
 import { addressOfHost } from './instances/tenancy';
@@ -59,6 +62,8 @@ export interface GatewayDeps {
   logger: Logger;
   masterKey: Buffer;
   dexRegistration: DexRegistrationQueue;
+  /** Where completed images are sent for a thumbnail (the worker makes them); without it none are made. */
+  thumbnails?: ThumbnailQueue;
   /** Where file bytes live (local disk or S3); see @pds/storage. */
   blobStore: BlobStore;
   clock?: Clock;
@@ -134,6 +139,13 @@ export function createApp(deps: GatewayDeps): Gateway {
     // Sign-up needs no Redis: during an outage the instance is created and its registration reconciled later.
     whenUnavailable: 'allow',
   });
+  // A person may try a few names per sign-up: the check counts on its own, ten times as many per window.
+  const signupCheckLimit = new RateLimit(deps.redis, {
+    points: config.SIGNUP_RATE_LIMIT * 10,
+    durationSeconds: config.SIGNUP_RATE_WINDOW,
+    keyPrefix: `${redisPrefix}:signup-check`,
+    whenUnavailable: 'allow',
+  });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
   const dataAccess = new DataAccessPolicy(grants);
   const bundles = new BundleService(new DataBundleRepository(db));
@@ -148,19 +160,31 @@ export function createApp(deps: GatewayDeps): Gateway {
     signedUrlTtl: config.SIGNED_URL_TTL,
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
     baseUrl: (address) => instanceUrl(config, address),
+    thumbnails: deps.thumbnails,
+    logger,
   });
-  const pages = consolePages(config, applications, trust, logger);
+  const archives = new ArchiveService({
+    files,
+    store: deps.blobStore,
+    selections: new RedisArchiveSelections(deps.redis, redisPrefix),
+    clock,
+    signedUrlTtl: config.SIGNED_URL_TTL,
+    baseUrl: (address) => instanceUrl(config, address),
+  });
+  const pages = consolePages(config, applications, trust, logger, async (address) => (await registry.resolve(address)) !== null);
 
   const routes = routeTable({
     readiness: gatewayReadiness(deps),
     signup,
     signupLimit,
+    signupCheckLimit,
     registry,
     auth,
     logins,
     pages,
     localStore: deps.blobStore instanceof LocalBlobStore ? deps.blobStore : undefined,
     files: fileService,
+    archives,
     users: new UserService(users),
     apps,
     push,
@@ -180,6 +204,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     cors,
     trust,
     clusterDomain: config.CLUSTER_DOMAIN,
+    pages: pages !== undefined,
     verifyDexToken: (tenant, token) => push.verifyToken(tenant, token),
   });
 

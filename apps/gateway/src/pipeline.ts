@@ -4,9 +4,10 @@
 // 423, a refused token a 401 before access).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
-import { ApiError, clientOf, PASS, type AnyRoute, type Pipeline, type TrustProxy } from '@pds/http';
+import { ApiError, clientOf, PASS, pathsOf, type AnyRoute, type Pipeline, type TrustProxy } from '@pds/http';
 import { TokenRefused } from '@pds/tokens';
 import type { AuthService } from './auth/service';
+import { wantsPage } from './console';
 import { isOwner, type Caller } from './context';
 import type { Cors } from './cors';
 import type { InstanceRegistry, ResolvedInstance } from './instances/registry';
@@ -31,6 +32,8 @@ export interface PipelineDeps {
   cors: Cors;
   trust: TrustProxy;
   clusterDomain: string;
+  /** Whether the console is served: a browser at an address without an instance then gets its page for that. */
+  pages: boolean;
   /** Checks a dex service token for this instance (apps/dex-push.ts); throws 401 (or 503 without dex's key). */
   verifyDexToken(tenant: ResolvedInstance, token: string | undefined): Promise<void>;
 }
@@ -45,7 +48,12 @@ export class GatewayPipeline implements Pipeline<Context<Access>> {
     const address = addressOfHost(client.host);
     // The cluster domain is no instance: its pages (sign-up) are served after the routes.
     if (address === this.deps.clusterDomain) return PASS;
-    const tenant = await this.tenant(address);
+    const tenant = address ? await this.deps.registry.resolve(address) : null;
+    if (!tenant) {
+      // A browser landing at an address where no instance lives: the console's page says so, after the routes.
+      if (this.deps.pages && pathsOf(route).includes('/') && wantsPage(req, query)) return PASS;
+      throw noInstance(address);
+    }
     if (req.headers.origin) await this.deps.cors.apply(req, res, tenant);
     checkState(tenant, route as GatewayRoute);
     if (access === 'instance') return { client, tenant };
@@ -69,7 +77,7 @@ export class GatewayPipeline implements Pipeline<Context<Access>> {
   /** The instance a host names; 404 for an address that is none. */
   async tenant(address: string): Promise<ResolvedInstance> {
     const tenant = address ? await this.deps.registry.resolve(address) : null;
-    if (!tenant) throw ApiError.notFound(`There is no instance at ${address || 'this address'}`);
+    if (!tenant) throw noInstance(address);
     return tenant;
   }
 
@@ -86,4 +94,8 @@ export class GatewayPipeline implements Pipeline<Context<Access>> {
     if (fresh) res.setHeader('X-Auth-Token', fresh);
     return caller;
   }
+}
+
+function noInstance(address: string): ApiError {
+  return ApiError.notFound(`There is no instance at ${address || 'this address'}`);
 }

@@ -20,6 +20,7 @@ import { dataGrantRoutes } from './data/grant-routes';
 import type { DataGrantService } from './data/grants';
 import { dataRoutes } from './data/routes';
 import type { DataService } from './data/service';
+import type { ArchiveService } from './files/archive';
 import { fileRoutes } from './files/routes';
 import type { FileService } from './files/service';
 import { withOlderPrefixes } from './hat/legacy-prefixes';
@@ -38,6 +39,8 @@ export interface RouteServices {
   readiness: Record<string, ReadinessCheck>;
   signup: SignupService;
   signupLimit: RateLimit;
+  /** The sign-up name check's own counter. */
+  signupCheckLimit: RateLimit;
   registry: InstanceRegistry;
   auth: AuthService;
   logins: LoginService;
@@ -45,6 +48,7 @@ export interface RouteServices {
   /** The local store, whose signed addresses the gateway serves; none with S3 (the store serves them). */
   localStore: LocalBlobStore | undefined;
   files: FileService;
+  archives: ArchiveService;
   users: UserService;
   apps: ApplicationService;
   push: DexPushService;
@@ -62,7 +66,7 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
   const routes: GatewayRoute[] = [
     ...healthRoutes('public', s.readiness),
     openApiRoute('public', () => gatewayOpenApi()),
-    ...signupRoutes(s.signup, s.registry, s.auth, s.signupLimit),
+    ...signupRoutes(s.signup, s.registry, s.auth, { signup: s.signupLimit, check: s.signupCheckLimit }),
     ...authRoutes(s.auth, s.logins, s.pages),
     ...(s.localStore ? blobRoutes(s.localStore, s.files) : []),
     ...userRoutes(s.users),
@@ -71,7 +75,7 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...dataGrantRoutes(s.grants),
     ...debitRoutes(s.debits, s.bundles),
     ...combinatorRoutes(s.combinators),
-    ...fileRoutes(s.files),
+    ...fileRoutes(s.files, s.archives),
     ...hatRoutes(s.profiles, s.logger),
   ];
   return withOlderPrefixes(routes);

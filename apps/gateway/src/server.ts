@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { GatewayConfig } from '@pds/config';
 import { createGatewayDb, databaseChecks, disconnectOnFailure, poolUse } from '@pds/db';
 import { boundPort, closeServer, createLogger, flushLogs, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
-import { dexRegistrationProducer, requestRedis } from '@pds/queue';
+import { dexRegistrationProducer, requestRedis, thumbnailProducer } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
 import { createApp, type Gateway } from './app';
 
@@ -26,12 +26,14 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   // Fail-fast: while Redis is down, calls that need it answer 503 at once and the rest do not wait.
   const redis = requestRedis(config.REDIS_URL);
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
+  const thumbnails = thumbnailProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
   // Cache invalidation between gateways (instances/invalidation.ts) needs a connection of its own.
   const subscriber = redis.duplicate();
   let metrics: Awaited<ReturnType<typeof startMetrics>>;
   const release = async () => {
     await metrics?.close();
     await dexRegistration.close();
+    await thumbnails.close();
     subscriber.disconnect();
     redis.disconnect();
     await db.$disconnect();
@@ -53,6 +55,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
       logger,
       masterKey: config.MASTER_KEY,
       dexRegistration,
+      thumbnails,
       blobStore,
       metrics: metrics?.metrics,
     });

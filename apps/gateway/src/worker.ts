@@ -1,4 +1,4 @@
-// Runs the gateway's jobs (dex registration, upload sweep) until `close()`. It holds the gateway
+// Runs the gateway's jobs (dex registration, upload sweep, thumbnails) until `close()`. It holds the gateway
 // database and blob store only: dex's database and key belong to dex's worker.
 import type { GatewayWorkerConfig } from '@pds/config';
 import { createGatewayDb, databaseChecks, disconnectOnFailure, FileRepository, GatewayDexStateRepository, poolUse } from '@pds/db';
@@ -16,6 +16,7 @@ import {
 import { createBlobStore, LocalBlobStore, objectKey, removeOrphans, S3BlobStore, type BlobStore } from '@pds/storage';
 import { dexRegistrationProcessor } from './jobs/dex-registration';
 import { requeuePendingRegistrations } from './jobs/reconcile';
+import { thumbnailProcessor } from './jobs/thumbnail';
 import { uploadSweepProcessor } from './jobs/upload-sweep';
 
 /** How often abandoned uploads are looked for (they are removed once older than UPLOAD_DEADLINE). */
@@ -48,17 +49,20 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
       queue,
       logger,
     ),
+    // Two at a time: decoding an image takes a core for a moment.
+    runQueue(QUEUE_NAMES.thumbnail, thumbnailProcessor({ files, store }), queue, logger, 2),
   ];
   const registration = dexRegistrationProducer(queue);
-  // Producers of both queues: the registration requeue, and the depth metrics.
+  // Producers of the queues: the registration requeue, and the depth metrics.
   const sweep = new Producer(QUEUE_NAMES.uploadSweep, queue);
+  const thumbnails = new Producer(QUEUE_NAMES.thumbnail, queue);
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   const close = await startJobProcess({
     name: 'gateway worker',
     logger,
     workers,
-    producers: [registration, sweep],
+    producers: [registration, sweep, thumbnails],
     connection: redis,
     prefix: config.QUEUE_PREFIX,
     graceMs,
@@ -66,7 +70,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
       await scheduleUploadSweep(queue, UPLOAD_SWEEP_EVERY_MS);
       await requeuePendingRegistrations(states, registration, logger);
       const metrics = await startMetrics('gateway-worker', config);
-      metrics?.metrics.queues([registration.queue, sweep.queue]);
+      metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue]);
       metrics?.metrics.pool(() => poolUse(db));
       const stopReconciling = reconcileEvery(() => requeuePendingRegistrations(states, registration, logger), logger);
       return async () => {

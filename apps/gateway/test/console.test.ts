@@ -89,11 +89,30 @@ describe('the instance console', () => {
     expect(cspOf(await page(bob.address))['img-src']).toBe("'self' blob:");
   });
 
-  it('still answers 404 for an unknown host, page or not', async () => {
-    const res = await page(`nobody.${CLUSTER}`);
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'Not Found', message: `There is no instance at nobody.${CLUSTER}` });
-    expect(res.headers['content-type']).toMatch(/^application\/json/);
+  it('answers a browser at an unknown host with a 404 page that loads its assets there, and API clients with JSON', async () => {
+    for (const path of ['/', '/some/page']) {
+      const res = await page(`nobody.${CLUSTER}`, path);
+      expect(res.status).toBe(404);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.text).toContain('No data store here');
+      expect(cspOf(res)).toMatchObject({ 'default-src': "'none'", 'script-src': "'self'", 'connect-src': "'self'" });
+      const script = /src="(\/assets\/[^"]+\.js)"/.exec(res.text)?.[1] ?? '';
+      expect(script).toMatch(/\/assets\/unknown-/);
+      expect((await page(`nobody.${CLUSTER}`, script, '*/*')).status).toBe(200);
+    }
+    for (const [path, accept] of [
+      ['/', 'application/json'],
+      ['/', '*/*'],
+      ['/api/v2.6/files/listing', HTML],
+    ] as const) {
+      const res = await page(`nobody.${CLUSTER}`, path, accept);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'Not Found', message: `There is no instance at nobody.${CLUSTER}` });
+    }
+    // A page at a known instance's unknown path is no "no data store here".
+    const missing = await page(alice.address, '/nothing-here');
+    expect(missing.status).toBe(404);
+    expect(missing.headers['content-type']).toMatch(/^application\/json/);
   });
 });
 

@@ -50,6 +50,7 @@ function file(permission: Permission, visibility: Visibility = 'private', status
     status,
     size: status === 'New' ? null : 5n,
     contentPublic: visibility === 'public',
+    thumbnail: false,
     uploaderId,
     dateCreated: at,
     lastUpdated: at,

@@ -6,6 +6,7 @@ import { FileRepository, UserRepository, type FileTemplate } from '@pds/db';
 import { objectKey } from '@pds/storage';
 import { useGateway } from '../../../test/support/use-gateway';
 import type { Caller } from '../src/context';
+import { createLogger } from '@pds/runtime';
 import { FileService } from '../src/files/service';
 import type { ResolvedInstance } from '../src/instances/registry';
 import { callerWith, tenantAt } from './callers';
@@ -26,6 +27,7 @@ beforeAll(async () => {
     signedUrlTtl: gw.config.SIGNED_URL_TTL,
     maxUploadBytes: gw.config.MAX_UPLOAD_BYTES,
     baseUrl: (address) => instanceUrl(gw.config, address),
+    logger: createLogger({ level: 'silent' }),
   });
   here = await tenantAt(gw, owners.alice.address);
   there = await tenantAt(gw, owners.zed.address);

@@ -85,7 +85,7 @@ export async function getBytes(gw: TestGateway, address: string): Promise<{ stat
 }
 
 /** The three steps: metadata, bytes, complete; returns the completed record. */
-export async function uploadFile(gw: TestGateway, as: As, meta: Record<string, unknown>, bytes = Buffer.from('hello')) {
+export async function uploadFile(gw: TestGateway, as: As, meta: Record<string, unknown>, bytes: Buffer = Buffer.from('hello')) {
   const started = await call(gw, 'post', '/upload', as, meta);
   if (started.status !== 200) throw new Error(`upload failed: ${started.status} ${JSON.stringify(started.body)}`);
   const put = await putBytes(gw, started.body.contentUrl, bytes);

@@ -87,6 +87,15 @@ export class DataRecordRepository {
     );
   }
 
+  /** How many records the table holds: an index-only scan of its (instanceId, namespace, endpoint, seq) index. */
+  async count(instanceId: string, namespace: string, endpoint: string): Promise<number> {
+    const [row] = await this.sql.prepared<{ count: number }>(
+      `SELECT count(*)::int AS "count" FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3`,
+      [instanceId, namespace, endpoint],
+    );
+    return row?.count ?? 0;
+  }
+
   /** The number of records removed. */
   async deleteEndpoint(instanceId: string, namespace: string, endpoint: string): Promise<number> {
     return this.sql.count(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3`, [

@@ -46,6 +46,31 @@ export interface Page {
   skip: number;
 }
 
+export type ListingSort = 'name' | 'date' | 'size';
+
+/** What a listing (GET /files/listing) asks for, besides whose files (FileScope); absent fields are no condition. */
+export interface ListingQuery {
+  status: 'Completed' | 'New';
+  /** Each word must start a word of the name, source, title or description. */
+  words?: string;
+  /** The name's last extension (lower case, no dot) is one of these, or (`notOf`) none of them. */
+  extensions?: { of: string[] } | { notOf: string[] };
+  /** The file carries this tag. */
+  tag?: string;
+  /** Whether an account other than the owner holds a permission on the file. */
+  shared?: boolean;
+  contentPublic?: boolean;
+  sort: ListingSort;
+  descending: boolean;
+}
+
+export interface ListingTotals {
+  /** How many files match. */
+  total: number;
+  /** Their bytes together. */
+  totalBytes: number;
+}
+
 export interface AbandonedUpload {
   instanceId: string;
   address: string;
@@ -58,7 +83,7 @@ const FILE_PERMISSIONS = `COALESCE((SELECT json_agg(json_build_object('userId', 
 
 /** A file with its permissions in one row (`f` is the file), so a read is one statement and one round trip. */
 const FILE_FIELDS = `f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description",
-  f."status", f."size", f."contentPublic", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
+  f."status", f."size", f."contentPublic", f."thumbnail", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
   ${FILE_PERMISSIONS}`;
 const FILE_SELECT = `SELECT ${FILE_FIELDS} FROM "File" f`;
 
@@ -84,12 +109,38 @@ const isoText = (column: string) => `to_char(f."${column}" AT TIME ZONE 'UTC', '
 
 /** Only the columns a search hit shows (fewer to decode per row). */
 const LISTING_SELECT = `SELECT f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
-  f."contentPublic", ${isoText('dateCreated')}, ${isoText('lastUpdated')}, ${FILE_PERMISSIONS}
+  f."contentPublic", f."thumbnail", ${isoText('dateCreated')}, ${isoText('lastUpdated')}, ${FILE_PERMISSIONS}
   FROM "File" f`;
 
 const FILE_BY_ID = `${FILE_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = $2`;
 const LISTING_BY_ID = `${LISTING_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = $2`;
 const FILES_BY_IDS = `${FILE_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($2::text[])`;
+
+/**
+ * The words a listing's `q` matches: name, source, title and description, with the separators the text
+ * search parser keeps inside a token made spaces. Must stay identical to File_words_fts_idx (migration
+ * files_listing), or the planner cannot use that index.
+ */
+const FILE_WORDS = `to_tsvector('simple'::regconfig, translate(f."name" || ' ' || f."source" || ' ' || coalesce(f."title", '') || ' ' || coalesce(f."description", ''), '._/@:-', '      '))`;
+
+/** The name's last extension, lower case, or '' (the rule of the console's files/kinds.ts). */
+const EXTENSION = `coalesce(lower(substring(f."name" from '\\.([^.]+)$')), '')`;
+
+/**
+ * A listing's order, ascending and descending, each the order of one File_listing_* index walked
+ * forwards or backwards (ties by fileId), so a page is read straight from the index.
+ */
+const LISTING_ORDER: Record<ListingSort, { asc: string; desc: string }> = {
+  date: { asc: `f."lastUpdated" ASC, f."fileId" DESC`, desc: `f."lastUpdated" DESC, f."fileId" ASC` },
+  name: { asc: `lower(f."name") ASC, f."fileId" ASC`, desc: `lower(f."name") DESC, f."fileId" DESC` },
+  size: { asc: `f."size" ASC, f."fileId" ASC`, desc: `f."size" DESC, f."fileId" DESC` },
+};
+
+/** Sets the public flag of several files and reads them back with their permissions, in one statement. */
+const SET_PUBLIC_MANY = `WITH f AS (
+    UPDATE "File" SET "contentPublic" = $3, "lastUpdated" = $4::timestamptz
+    WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) RETURNING *
+  ) SELECT ${FILE_FIELDS} FROM f`;
 
 type FileRow = Omit<FileRecord, 'size'> & { size: string | bigint | null };
 
@@ -99,7 +150,7 @@ type FileRow = Omit<FileRecord, 'size'> & { size: string | bigint | null };
  */
 export type FileListing = Pick<
   FileRecord,
-  'fileId' | 'name' | 'source' | 'tags' | 'title' | 'description' | 'status' | 'contentPublic' | 'permissions'
+  'fileId' | 'name' | 'source' | 'tags' | 'title' | 'description' | 'status' | 'contentPublic' | 'thumbnail' | 'permissions'
 > & { size: string | null; dateCreated: string; lastUpdated: string };
 
 /** Counter, file and uploader's permission in one statement (see `create`); $1 instance … $11 now. */
@@ -120,7 +171,7 @@ const CREATE_FILE = `WITH counter AS (
     RETURNING "userId", "contentReadable"
   )
   SELECT f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
-    f."contentPublic", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
+    f."contentPublic", f."thumbnail", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
     (SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable")) FROM permission p) AS "permissions"
   FROM file f`;
 
@@ -247,6 +298,89 @@ export class FileRepository {
     return this.sql.plain<FileListing>(text, values);
   }
 
+  /**
+   * One page of a listing within the scope, in the query's order: one statement, its text built from
+   * the query's shape, every value bound, planned per call as a search is.
+   */
+  listing(instanceId: string, query: ListingQuery, scope: FileScope, page: Page): Promise<FileListing[]> {
+    const { where, values } = listingConditions(instanceId, query, scope);
+    values.push(page.take, page.skip);
+    const order = LISTING_ORDER[query.sort][query.descending ? 'desc' : 'asc'];
+    const text = `${LISTING_SELECT} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${values.length - 1} OFFSET $${values.length}`;
+    return this.sql.plain<FileListing>(text, values);
+  }
+
+  /** How many files the listing holds and their bytes (for a state's files, an index-only scan of File_listing_size_idx). */
+  async listingTotals(instanceId: string, query: ListingQuery, scope: FileScope): Promise<ListingTotals> {
+    const { where, values } = listingConditions(instanceId, query, scope);
+    const [row] = await this.sql.plain<{ total: number; totalBytes: string }>(
+      `SELECT count(*)::int AS "total", coalesce(sum(f."size"), 0)::text AS "totalBytes" FROM "File" f WHERE ${where.join(' AND ')}`,
+      values,
+    );
+    return { total: row?.total ?? 0, totalBytes: Number(row?.totalBytes ?? 0) };
+  }
+
+  /**
+   * The tags of the completed files within the scope, sorted, at most `limit`. No index lists the
+   * distinct elements of arrays: this reads every such file, so clients ask once per screen, not per page.
+   */
+  async tags(instanceId: string, scope: FileScope, limit: number): Promise<string[]> {
+    const values: unknown[] = [instanceId];
+    const where = ['f."instanceId" = $1::uuid', `f."status" = 'Completed'`, ...scopeConditions(scope, values)];
+    values.push(limit);
+    const rows = await this.sql.plain<{ tag: string }>(
+      `SELECT DISTINCT t AS "tag" FROM "File" f, unnest(f."tags") t WHERE ${where.join(' AND ')} ORDER BY 1 LIMIT $${values.length}`,
+      values,
+    );
+    return rows.map((row) => row.tag);
+  }
+
+  /** The records of these ids that exist, in the order given (bulk calls and zip downloads). */
+  findAll(instanceId: string, fileIds: string[]): Promise<FileRecord[]> {
+    return findAllIn(this.sql, instanceId, fileIds);
+  }
+
+  /** Sets the public flag of every existing file of `fileIds` in one statement; the changed records in the order given. */
+  async setPublicMany(instanceId: string, fileIds: string[], contentPublic: boolean, now: Date): Promise<FileRecord[]> {
+    if (fileIds.length === 0) return [];
+    const rows = await this.sql.prepared<FileRow>(SET_PUBLIC_MANY, [instanceId, fileIds, contentPublic, now]);
+    const byId = new Map(rows.map((row) => [row.fileId, fileRecord(row)]));
+    return fileIds.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /** Grants (or changes) one user's permission on every existing file of `fileIds`, in one transaction. */
+  grantMany(instanceId: string, fileIds: string[], userId: string, contentReadable: boolean): Promise<FileRecord[]> {
+    return transaction(this.db.pool, async (tx) => {
+      const granted = await upsertPermissions(tx, instanceId, fileIds, userId, contentReadable);
+      const existing = new Set(granted);
+      return findAllIn(
+        tx,
+        instanceId,
+        fileIds.filter((id) => existing.has(id)),
+      );
+    });
+  }
+
+  /** Removes one user's permission on every file of `fileIds`, in one transaction; the existing records. */
+  revokeMany(instanceId: string, fileIds: string[], userId: string): Promise<FileRecord[]> {
+    return transaction(this.db.pool, async (tx) => {
+      await deletePermissions(tx, instanceId, fileIds, userId);
+      return findAllIn(tx, instanceId, fileIds);
+    });
+  }
+
+  /**
+   * Records whether a thumbnail is stored for a Completed file; false when the file is not (or no
+   * longer) Completed, in which case a thumbnail just written belongs to nothing.
+   */
+  async setThumbnail(instanceId: string, fileId: string, stored: boolean): Promise<boolean> {
+    const changed = await this.sql.count(
+      `UPDATE "File" SET "thumbnail" = $3 WHERE "instanceId" = $1::uuid AND "fileId" = $2 AND "status" = 'Completed'`,
+      [instanceId, fileId, stored],
+    );
+    return changed > 0;
+  }
+
   /** Uploads still New that were started before `createdBefore`, across all instances, oldest first. */
   abandonedUploads(createdBefore: Date, limit: number): Promise<AbandonedUpload[]> {
     return this.sql.prepared<AbandonedUpload>(
@@ -363,11 +497,42 @@ function searchConditions(instanceId: string, t: FileTemplate, scope: FileScope)
   }
   // Deleted files are history: they show only when asked for.
   where.push(t.status ? `f."status" = ${bind(t.status)}::"FileStatus"` : `f."status" <> 'Deleted'`);
-  if ('userId' in scope) {
-    // A semi-join on FilePermission's (instanceId, userId) index, whatever the number of files.
-    where.push(`EXISTS (SELECT 1 FROM "FilePermission" sp
-      WHERE sp."instanceId" = f."instanceId" AND sp."fileId" = f."fileId" AND sp."userId" = ${bind(scope.userId)}::uuid)`);
+  where.push(...scopeConditions(scope, values));
+  return { where, values };
+}
+
+/** The condition that keeps a query within the scope (`f` is the file), its values appended to `values`. */
+function scopeConditions(scope: FileScope, values: unknown[]): string[] {
+  if (!('userId' in scope)) return [];
+  // A semi-join on FilePermission's (instanceId, userId) index, whatever the number of files.
+  return [
+    `EXISTS (SELECT 1 FROM "FilePermission" sp
+      WHERE sp."instanceId" = f."instanceId" AND sp."fileId" = f."fileId" AND sp."userId" = $${values.push(scope.userId)}::uuid)`,
+  ];
+}
+
+/** The WHERE conditions of a listing (`f` is the file) and their values: every value is bound. */
+function listingConditions(instanceId: string, q: ListingQuery, scope: FileScope): { where: string[]; values: unknown[] } {
+  const values: unknown[] = [instanceId];
+  const bind = (value: unknown) => `$${values.push(value)}`;
+  const where = ['f."instanceId" = $1::uuid', `f."status" = ${bind(q.status)}::"FileStatus"`];
+  const words = prefixQuery(q.words);
+  if (words) where.push(`${FILE_WORDS} @@ to_tsquery('simple'::regconfig, ${bind(words)})`);
+  if (q.extensions) {
+    where.push(
+      'of' in q.extensions
+        ? `${EXTENSION} = ANY(${bind(q.extensions.of)}::text[])`
+        : `${EXTENSION} <> ALL(${bind(q.extensions.notOf)}::text[])`,
+    );
   }
+  if (q.tag) where.push(`f."tags" @> ARRAY[${bind(q.tag)}::text]`);
+  if (q.contentPublic !== undefined) where.push(`f."contentPublic" = ${bind(q.contentPublic)}`);
+  if (q.shared !== undefined) {
+    where.push(`${q.shared ? '' : 'NOT '}EXISTS (SELECT 1 FROM "FilePermission" op
+      JOIN "User" ou ON ou."instanceId" = op."instanceId" AND ou."id" = op."userId"
+      WHERE op."instanceId" = f."instanceId" AND op."fileId" = f."fileId" AND ou."kind" <> 'owner')`);
+  }
+  where.push(...scopeConditions(scope, values));
   return { where, values };
 }
 

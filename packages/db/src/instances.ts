@@ -39,6 +39,14 @@ export class InstanceRepository {
     return row ?? null;
   }
 
+  /** Which of these addresses an instance holds (a sign-up name check). */
+  async takenAddresses(addresses: string[]): Promise<string[]> {
+    const rows = await this.sql.prepared<{ address: string }>(`SELECT "address" FROM "Instance" WHERE "address" = ANY($1::text[])`, [
+      addresses,
+    ]);
+    return rows.map((row) => row.address);
+  }
+
   /** Creates the instance and its owner account together; null when the address is taken. */
   /**
    * Records that the instance was used at `at` (a token was issued). The row is written only when the

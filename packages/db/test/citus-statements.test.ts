@@ -134,6 +134,18 @@ async function files(alice: SignedUp, carol: { userId: string; token: string }):
   await call(gw, 'post', `/restrictAccess/${carol.userId}`, as, { source: 'citus' }).expect(200);
   await call(gw, 'get', `/allowAccessPublic/${file.fileId}`, as).expect(200);
   await call(gw, 'get', `/restrictAccessPublic/${file.fileId}`, as).expect(200);
+  const asCarol = { address: alice.address, token: carol.token };
+  await call(gw, 'get', '/listing?q=journey&type=text&tag=b&shared=false&public=false&sort=name', as).expect(200);
+  await call(gw, 'get', '/listing?sort=size&order=asc', asCarol).expect(200);
+  await call(gw, 'get', '/tags', as).expect(200);
+  await call(gw, 'get', '/tags', asCarol).expect(200);
+  const other = await uploadFile(gw, as, { name: 'other.txt', source: 'citus' });
+  const both = [file.fileId, other.fileId];
+  await call(gw, 'post', '/bulk', as, { fileIds: both, action: 'share', userId: carol.userId }).expect(200);
+  await call(gw, 'post', '/bulk', as, { fileIds: both, action: 'unshare', userId: carol.userId }).expect(200);
+  await call(gw, 'post', '/bulk', as, { fileIds: both, action: 'public' }).expect(200);
+  await call(gw, 'post', '/archive', as, { fileIds: both }).expect(200);
+  await call(gw, 'post', '/bulk', as, { fileIds: [other.fileId], action: 'delete' }).expect(200);
   await call(gw, 'delete', `/file/${file.fileId}`, as).expect(200);
   await call(gw, 'post', '/upload', as, { name: 'abandoned.txt', source: 'citus' }).expect(200);
 }
@@ -163,6 +175,7 @@ async function data(alice: SignedUp, notes: { token: string; userId: string }, c
     .expect(201);
   await owner.get('/api/v2.6/data/sources').expect(200);
   await owner.delete(`/api/v2.6/data?records=${second}`).expect(200);
+  await owner.get('/api/v2.6/data-count/notes/items').expect(200);
   await owner.post('/api/v2.6/data/scratch/items').send({ n: 1 }).expect(201);
   await owner.delete('/api/v2.6/data/scratch/items').expect(200);
 
@@ -226,6 +239,7 @@ async function workers(): Promise<void> {
   expect(abandoned.length).toBeGreaterThan(0);
   await files.liveFiles(abandoned.map(({ address, fileId }) => ({ address, fileId })));
   for (const upload of abandoned) await files.removeAbandoned(upload.instanceId, upload.fileId, later, async () => undefined);
+  await files.setThumbnail(abandoned[0]!.instanceId, 'journey.png', true);
   const dexState = new GatewayDexStateRepository(gw.db);
   for (const address of await dexState.pendingAddresses()) await dexState.set(address, 'registered');
   for (const check of Object.values(databaseChecks('gateway', gw.db))) await check();

@@ -8,6 +8,7 @@ export const QUEUE_NAMES = {
   keyFetch: 'dex-key-fetch',
   appPush: 'app-push',
   uploadSweep: 'upload-sweep',
+  thumbnail: 'thumbnail',
 } as const;
 
 export interface JobPayloads {
@@ -19,6 +20,8 @@ export interface JobPayloads {
   [QUEUE_NAMES.appPush]: { pushId: string; address: string; record: AppRecord; version: number };
   /** Gateway worker: remove uploads never completed before the deadline. */
   [QUEUE_NAMES.uploadSweep]: Record<string, never>;
+  /** Gateway worker: make the thumbnail of a file that was just completed. */
+  [QUEUE_NAMES.thumbnail]: { instanceId: string; address: string; fileId: string };
 }
 
 export type QueueName = keyof JobPayloads;
@@ -130,6 +133,11 @@ export function queueEvents(name: QueueName, options: QueueOptions): QueueEvents
   return new QueueEvents(name, { connection: options.connection, prefix: options.prefix ?? 'pds' });
 }
 
+/** Producer used by the gateway when a file completes. */
+export function thumbnailProducer(options: QueueOptions): Producer<typeof QUEUE_NAMES.thumbnail> {
+  return new Producer(QUEUE_NAMES.thumbnail, options);
+}
+
 /** Producer used by dex on registerHat. */
 export function keyFetchProducer(options: QueueOptions): Producer<typeof QUEUE_NAMES.keyFetch> {
   return new Producer(QUEUE_NAMES.keyFetch, options);
@@ -159,6 +167,8 @@ export const jobIds = {
   keyFetch: (address: string) => `key-${address}`,
   appPush: (pushId: string) => `push-${pushId}`,
   uploadSweep: 'upload-sweep',
+  // A file id is [a-z0-9_.-]; the instance id a uuid.
+  thumbnail: (instanceId: string, fileId: string) => `thumbnail-${instanceId}-${fileId}`,
 };
 export { errorMessage, isLastAttempt } from './retry';
 export { closeWorkers, reconcileEvery, RECONCILE_EVERY_MS, runQueue, startJobProcess, type JobLogger, type JobProcess } from './worker';

@@ -67,14 +67,26 @@ export function objectKey(instanceAddress: string, fileId: string): string {
   return `${instanceAddress}/${fileId}`;
 }
 
+/** The folder of thumbnails within an instance's keys: a fileId never starts with a dot, so none is named so. */
+const THUMBNAILS = '.thumbnails';
+
 /**
- * The address and fileId an object key names, or null for a key of another shape. A fileId never holds
- * a `/`: keys with more segments (an export archive's) are not file objects.
+ * Object key of a file's thumbnail: `<instance address>/.thumbnails/<fileId>`. Under the instance's
+ * prefix, so whatever removes an instance's objects removes it too.
+ */
+export function thumbnailKey(instanceAddress: string, fileId: string): string {
+  return `${instanceAddress}/${THUMBNAILS}/${fileId}`;
+}
+
+/**
+ * The address and fileId of the file an object key belongs to (its bytes or its thumbnail), or null
+ * for a key of another shape. A fileId never holds a `/`: other keys with more segments (an export
+ * archive's) belong to no file.
  */
 export function parseObjectKey(key: string): { address: string; fileId: string } | null {
-  const slash = key.indexOf('/');
-  if (slash <= 0 || slash === key.length - 1 || key.includes('/', slash + 1)) return null;
-  return { address: key.slice(0, slash), fileId: key.slice(slash + 1) };
+  const [address, first, second, ...more] = key.split('/');
+  const fileId = second === undefined ? first : first === THUMBNAILS && more.length === 0 ? second : undefined;
+  return address && fileId ? { address, fileId } : null;
 }
 
 /** One object of a listable store. */

@@ -1,6 +1,6 @@
-// What the owner can do to a file, one call each, and the same over a selection. The API has no bulk
-// call for most of these yet, so a selection is worked through a few files at a time.
-import { call, errorText } from '../api';
+// What the owner can do to a file, one call each, and the same over a selection (one bulk call), and a
+// selection's download as one zip.
+import { call } from '../api';
 import type { FileRecord } from '../types';
 
 const FILES = '/api/v2.6/files';
@@ -38,20 +38,38 @@ export interface Outcome {
   failed: { fileId: string; message: string }[];
 }
 
-/** Runs `action` on every file, four at a time; one failure does not stop the others. */
-export async function forEachFile(fileIds: string[], action: (fileId: string) => Promise<unknown>, parallel = 4): Promise<Outcome> {
+export type BulkAction = 'delete' | 'share' | 'unshare' | 'public' | 'private';
+
+/** The most files one bulk call or one zip names (the server's limit). */
+export const MAX_SELECTION = 1000;
+
+interface BulkResult {
+  updated: FileRecord[];
+  failed: { fileId: string; error: string; message: string }[];
+}
+
+/**
+ * One action on every file of a selection, owner only: one call per thousand files. Files that could
+ * not be changed are listed in the outcome; they do not stop the others.
+ */
+export async function bulk(fileIds: string[], action: BulkAction, share?: { userId: string; content: boolean }): Promise<Outcome> {
   const outcome: Outcome = { done: [], failed: [] };
-  const queue = [...fileIds];
-  const worker = async () => {
-    for (let fileId = queue.shift(); fileId !== undefined; fileId = queue.shift()) {
-      try {
-        await action(fileId);
-        outcome.done.push(fileId);
-      } catch (error) {
-        outcome.failed.push({ fileId, message: errorText(error) });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(parallel, fileIds.length) }, worker));
+  for (let start = 0; start < fileIds.length; start += MAX_SELECTION) {
+    const result = await call<BulkResult>(`${FILES}/bulk`, {
+      method: 'POST',
+      body: { fileIds: fileIds.slice(start, start + MAX_SELECTION), action, ...share },
+    });
+    outcome.done.push(...result.updated.map((file) => file.fileId));
+    outcome.failed.push(...result.failed.map(({ fileId, message }) => ({ fileId, message })));
+  }
   return outcome;
+}
+
+/**
+ * Downloads the files as one zip made by the server: a signed address, then a navigation to it (a
+ * download carries no token header, so the address itself is the permission).
+ */
+export async function downloadZip(fileIds: string[]): Promise<void> {
+  const { url } = await call<{ url: string; name: string }>(`${FILES}/archive`, { method: 'POST', body: { fileIds } });
+  location.assign(url);
 }

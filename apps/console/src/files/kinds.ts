@@ -1,8 +1,11 @@
 // What kind of file a name suggests (the API stores no media type): for icons, the type filter and
-// previews. Decided by the last extension, case-insensitively.
-export type FileKind = 'image' | 'pdf' | 'document' | 'text' | 'audio' | 'video' | 'archive' | 'other';
+// previews. Decided by the last extension, case-insensitively. The gateway's listing filters by the
+// same table (`@pds/console/kinds`), so a kind means the same on both sides.
+export const FILE_KINDS = ['image', 'pdf', 'document', 'text', 'audio', 'video', 'archive', 'other'] as const;
+export type FileKind = (typeof FILE_KINDS)[number];
 
-const EXTENSIONS: Record<Exclude<FileKind, 'other'>, string[]> = {
+/** The extensions (lower case, no dot) of each kind; `other` is every name none of these ends with. */
+export const EXTENSIONS: Record<Exclude<FileKind, 'other'>, string[]> = {
   image: ['png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'bmp', 'svg', 'heic', 'tif', 'tiff'],
   pdf: ['pdf'],
   document: ['doc', 'docx', 'odt', 'rtf', 'xls', 'xlsx', 'ods', 'ppt', 'pptx', 'odp', 'pages', 'numbers', 'key', 'epub'],

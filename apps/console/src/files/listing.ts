@@ -1,13 +1,13 @@
-// One page of a file listing: filter, sort and cut a list of files. Pure, so a server-side listing
-// can replace it without the screens noticing (see source.ts), and so it is tested without a browser.
+// What the files screen asks the server's listing for: filters, sort and a page, as the address of
+// GET /api/v2.6/files/listing (pure, so it is tested without a browser). The server filters, sorts,
+// pages and totals; source.ts makes the calls.
 import type { FileRecord } from '../types';
-import { kindOf, type FileKind } from './kinds';
-import { sharedWith } from './words';
+import type { FileKind } from './kinds';
 
 export type Choice = '' | 'yes' | 'no';
 
 export interface FileFilter {
-  /** Words in the name or title, any case. */
+  /** Words that start a word of the name, title, description or source, any case. */
   text: string;
   kind: FileKind | '';
   tag: string;
@@ -45,42 +45,21 @@ export interface FilePage {
   tags: string[];
 }
 
-const names = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+/** The most files one listing call returns. */
+export const LISTING_MAX_TAKE = 200;
 
-const COMPARE: Record<SortKey, (a: FileRecord, b: FileRecord) => number> = {
-  name: (a, b) => names.compare(a.name, b.name),
-  // ISO 8601 UTC text with milliseconds (CONTRACT §0) sorts as the instants do.
-  date: (a, b) => (a.lastUpdated ?? '').localeCompare(b.lastUpdated ?? ''),
-  size: (a, b) => (a.status.size ?? 0) - (b.status.size ?? 0),
-};
+const CHOICE = { yes: 'true', no: 'false' } as const;
 
-const matches = (choice: Choice, value: boolean) => choice === '' || (choice === 'yes') === value;
-
-export function filterFiles(files: FileRecord[], filter: FileFilter, viewerId: string): FileRecord[] {
-  const text = filter.text.trim().toLowerCase();
-  return files.filter(
-    (file) =>
-      (!text || file.name.toLowerCase().includes(text) || (file.title ?? '').toLowerCase().includes(text)) &&
-      (!filter.kind || kindOf(file.name) === filter.kind) &&
-      (!filter.tag || (file.tags ?? []).includes(filter.tag)) &&
-      matches(filter.shared, sharedWith(file, viewerId).length > 0) &&
-      matches(filter.public, file.contentPublic),
-  );
-}
-
-export function sortFiles(files: FileRecord[], sort: FileSort): FileRecord[] {
-  const compare = COMPARE[sort.by];
-  const direction = sort.descending ? -1 : 1;
-  // The fileId breaks ties, so equal names or sizes keep one order from page to page.
-  return [...files].sort((a, b) => direction * compare(a, b) || a.fileId.localeCompare(b.fileId));
-}
-
-export function pageOf(all: FileRecord[], query: FileQuery, viewerId: string): FilePage {
-  const matching = filterFiles(all, query.filter, viewerId);
-  return {
-    files: sortFiles(matching, query.sort).slice(query.skip, query.skip + query.take),
-    total: matching.length,
-    totalBytes: matching.reduce((sum, file) => sum + (file.status.size ?? 0), 0),
-    tags: [...new Set(all.flatMap((file) => file.tags ?? []))].sort(names.compare),
-  };
+/** The listing call for one page of completed files (`status` New: the unfinished uploads). */
+export function listingPath(query: FileQuery, status: 'Completed' | 'New' = 'Completed'): string {
+  const { filter, sort } = query;
+  const params = new URLSearchParams({ status, sort: sort.by, order: sort.descending ? 'desc' : 'asc' });
+  if (filter.text.trim()) params.set('q', filter.text.trim());
+  if (filter.kind) params.set('type', filter.kind);
+  if (filter.tag) params.set('tag', filter.tag);
+  if (filter.shared) params.set('shared', CHOICE[filter.shared]);
+  if (filter.public) params.set('public', CHOICE[filter.public]);
+  params.set('skip', String(query.skip));
+  params.set('take', String(Math.min(query.take, LISTING_MAX_TAKE)));
+  return `/api/v2.6/files/listing?${params}`;
 }

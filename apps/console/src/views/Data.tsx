@@ -2,7 +2,7 @@
 // record in a panel beside it), delete.
 import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
-import { countRecords, readRecords, tablePath, type Count } from '../records';
+import { countRecords, readRecords, tablePath } from '../records';
 import { href } from '../router';
 import type { DataRecord, DataSources } from '../types';
 import { countWords, Pager, ScreenTitle, SidePanel, Status } from '../ui';
@@ -57,7 +57,7 @@ function Records({ namespace, endpoint }: { namespace: string; endpoint: string 
   const path = tablePath(namespace, endpoint);
   const [skip, setSkip] = useState(0);
   const [records, setRecords] = useState<DataRecord[]>();
-  const [count, setCount] = useState<Count>();
+  const [count, setCount] = useState<number>();
   const [chosen, setChosen] = useState<DataRecord>();
   const [status, setStatus] = useState<{ message?: string; error?: string }>({});
   // Bumped after a delete: the page and the count are read again.
@@ -65,13 +65,7 @@ function Records({ namespace, endpoint }: { namespace: string; endpoint: string 
   const fail = (e: unknown) => setStatus({ error: errorText(e) });
 
   useEffect(() => void readRecords(path, skip, PAGE).then(setRecords, fail), [skip, version]);
-  useEffect(() => {
-    let closed = false;
-    countRecords(path, setCount, () => closed).catch(fail);
-    return () => {
-      closed = true;
-    };
-  }, [version]);
+  useEffect(() => void countRecords(namespace, endpoint).then(setCount, fail), [version]);
 
   const remove = async (record: DataRecord) => {
     if (!confirm('Delete this record? This cannot be undone.')) return;
@@ -87,7 +81,7 @@ function Records({ namespace, endpoint }: { namespace: string; endpoint: string 
 
   const columns = columnsOf(records ?? []);
   // Until the count is in, the page itself says how many there are at least.
-  const total = Math.max(count?.count ?? 0, skip + (records?.length ?? 0));
+  const total = Math.max(count ?? 0, skip + (records?.length ?? 0));
   return (
     <section aria-labelledby="records-title">
       <p>
@@ -97,12 +91,7 @@ function Records({ namespace, endpoint }: { namespace: string; endpoint: string 
         <ScreenTitle id="records-title">
           {namespace} / {endpoint}
         </ScreenTitle>
-        {count ? (
-          <p class="summary">
-            {countWords(count.count, 'record')}
-            {count.complete ? '' : ' or more'}
-          </p>
-        ) : null}
+        {count !== undefined ? <p class="summary">{countWords(count, 'record')}</p> : null}
       </div>
       <Status {...status} message={status.message ?? (records ? undefined : 'Loading…')} />
       {records && records.length === 0 && skip === 0 ? <p class="empty">This table is empty.</p> : null}
@@ -139,7 +128,7 @@ function Records({ namespace, endpoint }: { namespace: string; endpoint: string 
             </div>
           ) : null}
           {records && total > 0 ? (
-            <Pager label="Pages of records" skip={skip} take={PAGE} total={total} counting={!count?.complete} onSkip={setSkip} />
+            <Pager label="Pages of records" skip={skip} take={PAGE} total={total} counting={count === undefined} onSkip={setSkip} />
           ) : null}
         </div>
         {chosen ? (

@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
 import { DEFAULT_SORT, NO_FILTER, type FileFilter, type FilePage, type FileSort } from '../files/listing';
-import { searchSource } from '../files/source';
+import { listingSource } from '../files/source';
 import { href } from '../router';
 import type { Session } from '../session';
 import type { FileRecord, UserAccount } from '../types';
@@ -48,13 +48,15 @@ export let filesAddress = href('files');
 
 export function Files({ session, query }: { session: Session; query: URLSearchParams }) {
   const owner = session.scope === 'owner';
-  const source = useMemo(() => searchSource(session.userId), [session.userId]);
+  const source = useMemo(() => listingSource(), [session.userId]);
   const initial = useMemo(() => fromAddress(query), []);
   const [filter, setFilter] = useState(initial.filter);
   const [sort, setSort] = useState(initial.sort);
   const [skip, setSkip] = useState(initial.skip);
   const [view, setView] = useState<View>(() => (localStorage.getItem(VIEW) === 'grid' ? 'grid' : 'list'));
   const [page, setPage] = useState<FilePage>();
+  // Where the page shown starts: the pager says where the list is, not where it is going.
+  const [shownSkip, setShownSkip] = useState(initial.skip);
   const [unfinished, setUnfinished] = useState<FileRecord[]>([]);
   const [users, setUsers] = useState<UserAccount[]>([]);
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -85,6 +87,7 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
         // Past the end (the last page's files were deleted): the last page there is.
         if (skip > 0 && skip >= found.total) return setSkip(Math.max(0, Math.ceil(found.total / PAGE) - 1) * PAGE);
         setPage(found);
+        setShownSkip(skip);
       },
       (e: unknown) => current && setStatus({ error: errorText(e) }),
     );
@@ -94,7 +97,10 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
   }, [filter, sort, skip, version]);
 
   useEffect(() => {
-    source.unfinished().then(setUnfinished, () => undefined);
+    source.unfinished().then(
+      (found) => setUnfinished(found.files),
+      () => undefined,
+    );
   }, [version]);
 
   useEffect(() => {
@@ -111,8 +117,11 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
       return after;
     });
   const selectAll = async () => {
-    const all = await source.page({ filter, sort, skip: 0, take: page?.total ?? 0 });
-    setSelected(new Set(all.files.map((file) => file.fileId)));
+    try {
+      setSelected(new Set(await source.allIds({ filter, sort })));
+    } catch (error) {
+      setStatus({ error: errorText(error) });
+    }
   };
   const filtered = KEYS.some(([field]) => filter[field] !== '');
   const resort = (next: FileSort) => {
@@ -189,7 +198,7 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
               sort={sort}
               onSort={resort}
             />
-            <Pager label="Pages of files" skip={skip} take={PAGE} total={page.total} onSkip={setSkip} />
+            <Pager label="Pages of files" skip={shownSkip} take={PAGE} total={page.total} onSkip={setSkip} />
           </>
         ) : page && filtered ? (
           <p class="empty">

@@ -11,7 +11,12 @@ async function ok(response: Response, what: string): Promise<Response> {
 }
 
 /** Uploads `content` as `name`; with `complete: false` only the first step (the file stays New). Answers the fileId. */
-export async function uploadThroughApi(owner: Owner, name: string, content: string, { complete = true } = {}): Promise<string> {
+export async function uploadThroughApi(
+  owner: Owner,
+  name: string,
+  content: string | Uint8Array,
+  { complete = true } = {},
+): Promise<string> {
   const headers = { 'X-Auth-Token': owner.token, 'Content-Type': 'application/json' };
   const created = await ok(
     await fetch(`${owner.instanceUrl}/api/v2.6/files/upload`, {
@@ -24,7 +29,11 @@ export async function uploadThroughApi(owner: Owner, name: string, content: stri
   const { fileId, contentUrl } = (await created.json()) as { fileId: string; contentUrl: string };
   if (!complete) return fileId;
   await ok(
-    await fetch(contentUrl, { method: 'PUT', headers: { 'x-amz-server-side-encryption': 'AES256' }, body: content }),
+    await fetch(contentUrl, {
+      method: 'PUT',
+      headers: { 'x-amz-server-side-encryption': 'AES256' },
+      body: typeof content === 'string' ? content : new Uint8Array(content),
+    }),
     `bytes of ${name}`,
   );
   await ok(

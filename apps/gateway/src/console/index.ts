@@ -15,6 +15,7 @@ export function consolePages(
   apps: ApplicationRepository,
   trust: TrustProxy,
   logger: Logger,
+  instanceExists: (address: string) => Promise<boolean>,
   dist = consoleDist(),
 ): ConsolePages | undefined {
   if (!consoleBuilt(dist)) {
@@ -25,6 +26,7 @@ export function consolePages(
     dist,
     clusterDomain: config.CLUSTER_DOMAIN,
     trust,
+    instanceExists,
     blobOrigin: config.STORAGE === 's3' && config.S3_ENDPOINT ? originOf(config.S3_ENDPOINT) : undefined,
     logoOrigins: async (instanceId: string) =>
       (await apps.list(instanceId)).flatMap((app) => originOf((app.record as { logoUrl?: string }).logoUrl ?? '') ?? []),

@@ -1,6 +1,7 @@
 // Serves the web console (apps/console's Vite build) to browsers: the sign-up page on the bare
-// cluster domain, the owner's console on instance addresses. API clients keep the JSON answers of
-// GET / (CONTRACT §1): only a request that prefers HTML and carries no credentials gets a page.
+// cluster domain, the owner's console on instance addresses, and a 404 page at an address where no
+// instance lives. API clients keep the JSON answers (CONTRACT §1): only a request that prefers HTML and
+// carries no credentials gets a page.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
@@ -18,6 +19,8 @@ export interface ConsoleOptions {
   dist: string;
   clusterDomain: string;
   trust: TrustProxy;
+  /** Whether an instance lives at an address (the unknown-address page is for the others). */
+  instanceExists(address: string): Promise<boolean>;
   blobOrigin?: string;
   /** Origins of the logos of an instance's apps, allowed as images in its console. */
   logoOrigins(instanceId: string): Promise<string[]>;
@@ -69,7 +72,9 @@ export class ConsolePages {
 
   /**
    * What express serves beside the routes: the hashed, immutable build assets under /assets on every
-   * host, and the sign-up page on the bare cluster domain (no instance lives there).
+   * host (the unknown-address page needs them where no instance lives), the sign-up page on the bare
+   * cluster domain, and the unknown-address page, with a 404, for a browser's page anywhere else without
+   * an instance (the pipeline passes such requests on).
    */
   express(): RequestHandler {
     const router = Router();
@@ -88,12 +93,21 @@ export class ConsolePages {
       },
       serve,
     );
-    const signupCsp = consoleCsp({});
+    // Pages where no instance lives (sign-up, unknown address): no store, no logos.
+    const bareCsp = consoleCsp({});
     router.get('/', (req, res: Response, next) => {
       const host = addressOfHost(clientOf(req, this.options.trust).host);
       if (host !== this.options.clusterDomain || !wantsPage(req, req.query as ParsedUrlQuery)) return next();
-      res.set(pageHeaders(signupCsp));
+      res.set(pageHeaders(bareCsp));
       res.sendFile(path.join(this.options.dist, 'signup.html'));
+    });
+    router.use(async (req, res: Response, next) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+      const host = addressOfHost(clientOf(req, this.options.trust).host);
+      if (host === this.options.clusterDomain || !wantsPage(req, req.query as ParsedUrlQuery)) return next();
+      if (host && (await this.options.instanceExists(host))) return next();
+      res.status(404).set(pageHeaders(bareCsp));
+      res.sendFile(path.join(this.options.dist, 'unknown.html'));
     });
     return router;
   }

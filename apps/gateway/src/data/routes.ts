@@ -72,6 +72,18 @@ export function dataRoutes(data: DataService): GatewayRoute[] {
         return json(await data.get(tenant, caller, { recordId: recordId as string }));
       },
     }),
+    // Beside the table's path, not under it: an endpoint may itself end in a segment called count.
+    route({
+      method: 'get',
+      path: `/api/v2.6/data-count/:namespace/*endpoint`,
+      access: 'token',
+      tag,
+      summary: 'How many records a table holds',
+      description: `${ACCESS} The rules of reading the table.`,
+      params: tableParams,
+      responses: { 200: { description: 'The number of records', body: z.object({ count: z.int() }) } },
+      handle: async ({ tenant, caller, params }) => json(await data.count(tenant, caller, { table: params })),
+    }),
     route({
       method: 'post',
       path: '/api/v2.6/data-batch',

@@ -38,6 +38,12 @@ export class DataService {
     return (await this.records.find(tenant.instance.id, table.namespace, table.endpoint, input.query)).map(view(table));
   }
 
+  /** How many records a table holds, for a caller who may read it (the rules of `list`). */
+  async count(tenant: ResolvedInstance, caller: Caller, { table }: { table: Table }): Promise<{ count: number }> {
+    await this.access.require(tenant.instance.id, caller, 'read', table);
+    return { count: await this.records.count(tenant.instance.id, table.namespace, table.endpoint) };
+  }
+
   /**
    * Stores all records of the body or none (`skipErrors`: the valid ones); the body is judged once the
    * caller may write. `single`: the body was one record, not a list.

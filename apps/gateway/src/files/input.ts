@@ -1,6 +1,7 @@
 // What the Files API accepts (CONTRACT §0 field limits, §2 bodies). Unknown fields, and fields the
 // server decides (fileId, status, contentPublic, permissions on upload), are dropped.
 import { z } from 'zod';
+import { FILE_KINDS } from '@pds/console/kinds';
 
 const MAX_TAKE = 10_000;
 // JS dates reach ±8.64e15 ms; Postgres timestamps and ISO output need years 0001–9999.
@@ -89,3 +90,60 @@ export const pageQuery = z.object({
   take: z.coerce.number().int().min(1).max(MAX_TAKE, `must be at most ${MAX_TAKE}`).default(1000),
   skip: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
 });
+
+/** A query parameter that may come empty from a form: '' is the same as absent. */
+const optionalParam = <S extends z.ZodType>(schema: S) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+export const LISTING_MAX_TAKE = 200;
+
+/** GET /files/listing: one page of one state's files, filtered and sorted. */
+export const listingQuery = z
+  .object({
+    status: optionalParam(z.enum(['Completed', 'New'])),
+    q: optionalParam(limited(256)),
+    type: optionalParam(z.enum(FILE_KINDS)),
+    tag: optionalParam(limited(128)),
+    shared: optionalParam(queryBool),
+    public: optionalParam(queryBool),
+    sort: optionalParam(z.enum(['name', 'date', 'size'])),
+    order: optionalParam(z.enum(['asc', 'desc'])),
+    take: z.coerce.number().int().min(1).max(LISTING_MAX_TAKE, `must be at most ${LISTING_MAX_TAKE}`).default(50),
+    skip: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  })
+  .transform((q) => {
+    const sort = q.sort ?? 'date';
+    // Names A–Z, the newest and the largest first, unless asked otherwise.
+    return { ...q, status: q.status ?? 'Completed', sort, descending: (q.order ?? (sort === 'name' ? 'asc' : 'desc')) === 'desc' };
+  });
+
+export type ListingInput = z.output<typeof listingQuery>;
+
+/** The most files one bulk call or one zip download names. */
+export const MAX_SELECTION = 1000;
+
+const selection = z
+  .array(limited(2048))
+  .min(1, 'must name at least one file')
+  .max(MAX_SELECTION, `must name at most ${MAX_SELECTION} files`)
+  .transform((ids) => [...new Set(ids)]);
+
+/** POST /files/archive. */
+export const archiveSchema = z.object({ fileIds: selection });
+
+export const BULK_ACTIONS = ['delete', 'share', 'unshare', 'public', 'private'] as const;
+
+/** POST /files/bulk: `userId` is required to share or unshare; `content` lets a share read the bytes too. */
+export const bulkSchema = z
+  .object({
+    fileIds: selection,
+    action: z.enum(BULK_ACTIONS),
+    userId: z.string().max(64).optional(),
+    content: z.boolean().default(false),
+  })
+  .superRefine((b, ctx) => {
+    if ((b.action === 'share' || b.action === 'unshare') && !b.userId) {
+      ctx.addIssue({ code: 'custom', path: ['userId'], message: `is required to ${b.action}` });
+    }
+  });
+
+export type BulkInput = z.output<typeof bulkSchema>;

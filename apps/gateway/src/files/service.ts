@@ -1,9 +1,12 @@
 // The rules of the Files API (CONTRACT §2): states, ids, signed addresses. Who may do what is asked
 // of access.ts; every query goes through the tenant-scoped FileRepository.
 import { z } from 'zod';
-import type { FileListing, FileMetadata, FileRecord, FileRepository, FileTemplate, Page, UserRepository } from '@pds/db';
-import { ApiError } from '@pds/http';
-import { objectKey, type BlobStore } from '@pds/storage';
+import type { FileListing, FileMetadata, FileRecord, FileRepository, FileTemplate, ListingQuery, Page, UserRepository } from '@pds/db';
+import { EXTENSIONS } from '@pds/console/kinds';
+import { ApiError, toApiError } from '@pds/http';
+import { type Logger } from '@pds/runtime';
+import { jobIds } from '@pds/queue';
+import { objectKey, thumbnailKey, type BlobStore } from '@pds/storage';
 import type { Clock } from '@pds/tokens';
 import type { Caller } from '../context';
 import type { ResolvedInstance } from '../instances/registry';
@@ -20,7 +23,9 @@ import {
   viewerOf,
   type Viewer,
 } from './access';
+import type { BulkInput, ListingInput } from './input';
 import { fileIdStem } from './slug';
+import { takesThumbnail, type ThumbnailQueue } from './thumbnails';
 import { fileView, type FileJson } from './view';
 
 export interface NewFileInput {
@@ -42,7 +47,27 @@ export interface FileServiceDeps {
   maxUploadBytes: number;
   /** Public base URL of an instance address: where local-store addresses are served. */
   baseUrl: (address: string) => string;
+  /** Where completed images are sent to get a thumbnail; without it none are made. */
+  thumbnails?: ThumbnailQueue;
+  logger: Logger;
 }
+
+export interface ListingJson {
+  files: FileJson[];
+  total: number;
+  totalBytes: number;
+}
+
+export interface BulkJson {
+  updated: FileJson[];
+  failed: { fileId: string; error: string; message: string }[];
+}
+
+/** How many files a bulk delete works on at once (each is a store call and a statement). */
+const DELETE_PARALLEL = 8;
+/** The most tags a tag list holds. */
+const MAX_TAGS = 1000;
+const KNOWN_EXTENSIONS = Object.values(EXTENSIONS).flat();
 
 type FileInput = { fileId: string };
 type GrantInput = { fileId: string; userId: string };
@@ -87,6 +112,7 @@ export class FileService {
     const completed = await this.deps.files.complete(tenant.instance.id, fileId, size, this.deps.clock());
     // A delete that won the race leaves nothing to complete.
     if (!completed) throw ApiError.conflict(`File ${fileId} has been deleted`);
+    await this.askThumbnail(tenant, completed);
     return this.present(tenant, viewer, completed);
   }
 
@@ -111,14 +137,10 @@ export class FileService {
     return file !== null && file.status !== 'Deleted';
   }
 
-  /** Removes the bytes first, then marks the file Deleted: a failure leaves a file that can be deleted again. */
   async delete(tenant: ResolvedInstance, caller: Caller, { fileId }: FileInput): Promise<FileJson> {
     const viewer = viewerOf(caller);
     requireManageable(viewer, await this.find(tenant, fileId), fileId);
-    await this.deps.store.remove(this.key(tenant, fileId));
-    const deleted = await this.deps.files.markDeleted(tenant.instance.id, fileId, this.deps.clock());
-    if (!deleted) throw fileNotFound(fileId);
-    return this.present(tenant, viewer, deleted);
+    return this.present(tenant, viewer, await this.remove(tenant, fileId));
   }
 
   async updateMetadata(
@@ -185,6 +207,69 @@ export class FileService {
     return this.presentAll(tenant, viewer, await this.deps.files.revokeMatching(tenant.instance.id, template, userId));
   }
 
+  /**
+   * One page of the files the caller may see (the same scope as search), filtered and sorted, with how
+   * many match and their bytes. The page and the totals are two statements sent at once.
+   */
+  async listing(tenant: ResolvedInstance, caller: Caller, input: ListingInput): Promise<ListingJson> {
+    const viewer = viewerOf(caller);
+    const scope = searchScope(viewer);
+    if (input.shared !== undefined && viewer.kind !== 'owner') {
+      throw ApiError.forbidden('Only the owner of this instance may filter by sharing');
+    }
+    const query: ListingQuery = {
+      status: input.status,
+      words: input.q,
+      extensions:
+        input.type === undefined ? undefined : input.type === 'other' ? { notOf: KNOWN_EXTENSIONS } : { of: EXTENSIONS[input.type] },
+      tag: input.tag,
+      shared: input.shared,
+      contentPublic: input.public,
+      sort: input.sort,
+      descending: input.descending,
+    };
+    const [files, totals] = await Promise.all([
+      this.deps.files.listing(tenant.instance.id, query, scope, { take: input.take, skip: input.skip }),
+      this.deps.files.listingTotals(tenant.instance.id, query, scope),
+    ]);
+    const permissions = showsPermissions(viewer);
+    const signing = this.signing(tenant);
+    return { files: await Promise.all(files.map((file) => this.present(tenant, viewer, file, permissions, signing))), ...totals };
+  }
+
+  /** Every tag on the completed files the caller may see, sorted (for a tag filter). */
+  async tags(tenant: ResolvedInstance, caller: Caller): Promise<{ tags: string[] }> {
+    return { tags: await this.deps.files.tags(tenant.instance.id, searchScope(viewerOf(caller)), MAX_TAGS) };
+  }
+
+  /** The signed GET address of a file's thumbnail: the rules of content, and the same 404 when there is none. */
+  async thumbnailAddress(tenant: ResolvedInstance, caller: Caller | undefined, { fileId }: FileInput): Promise<string> {
+    const file = requireContent(viewerOf(caller), await this.deps.files.findListing(tenant.instance.id, fileId), fileId);
+    if (!file.thumbnail) throw ApiError.notFound(`File ${fileId} has no thumbnail`);
+    return this.deps.store.presignGet(thumbnailKey(tenant.instance.address, fileId), this.signing(tenant));
+  }
+
+  /**
+   * One action on a selection of files, owner only, under the rules of the single calls: sharing and
+   * visibility in one transaction (one statement for visibility), deletes file by file as a single
+   * delete runs. Files that do not exist, and deletes that failed, are listed apart; the rest are done.
+   */
+  async bulk(tenant: ResolvedInstance, caller: Caller, { fileIds, action, userId, content }: BulkInput): Promise<BulkJson> {
+    const viewer = viewerOf(caller);
+    requireOwner(viewer);
+    const instanceId = tenant.instance.id;
+    if (userId !== undefined && (action === 'share' || action === 'unshare')) await this.requireUser(tenant, userId);
+    let updated: FileRecord[];
+    let failed: BulkJson['failed'] = [];
+    if (action === 'delete') ({ updated, failed } = await this.removeEach(tenant, fileIds));
+    else if (action === 'share') updated = await this.deps.files.grantMany(instanceId, fileIds, userId as string, content);
+    else if (action === 'unshare') updated = await this.deps.files.revokeMany(instanceId, fileIds, userId as string);
+    else updated = await this.deps.files.setPublicMany(instanceId, fileIds, action === 'public', this.deps.clock());
+    const done = new Set([...updated.map((file) => file.fileId), ...failed.map((f) => f.fileId)]);
+    const missing = fileIds.filter((fileId) => !done.has(fileId)).map((fileId) => failure(fileNotFound(fileId), fileId));
+    return { updated: await this.presentAll(tenant, viewer, updated), failed: [...failed, ...missing] };
+  }
+
   /** The files the caller may see that match, each rendered as `present` renders it. */
   async search(tenant: ResolvedInstance, caller: Caller, { template, page }: { template: FileTemplate; page: Page }): Promise<FileJson[]> {
     const viewer = viewerOf(caller);
@@ -193,6 +278,51 @@ export class FileService {
     const permissions = showsPermissions(viewer);
     const signing = this.signing(tenant);
     return Promise.all(files.map((file) => this.present(tenant, viewer, file, permissions, signing)));
+  }
+
+  /**
+   * Removes the bytes first, then marks the file Deleted (a failure leaves a file that can be deleted
+   * again), then its thumbnail if the row says one is stored. A thumbnail job that lands later finds the
+   * file Deleted and removes what it wrote itself (jobs/thumbnail.ts): no interleaving leaves one behind.
+   */
+  private async remove(tenant: ResolvedInstance, fileId: string): Promise<FileRecord> {
+    await this.deps.store.remove(this.key(tenant, fileId));
+    const deleted = await this.deps.files.markDeleted(tenant.instance.id, fileId, this.deps.clock());
+    if (!deleted) throw fileNotFound(fileId);
+    if (deleted.thumbnail) await this.deps.store.remove(thumbnailKey(tenant.instance.address, fileId));
+    return deleted;
+  }
+
+  /** Deletes each existing file of `fileIds`, a few at a time; one failure does not stop the others. */
+  private async removeEach(tenant: ResolvedInstance, fileIds: string[]): Promise<{ updated: FileRecord[]; failed: BulkJson['failed'] }> {
+    const existing = await this.deps.files.findAll(tenant.instance.id, fileIds);
+    const results: (FileRecord | BulkJson['failed'][number])[] = new Array(existing.length);
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < existing.length; i = next++) {
+        const fileId = (existing[i] as FileRecord).fileId;
+        results[i] = await this.remove(tenant, fileId).catch((error: unknown) => {
+          const refusal = toApiError(error);
+          if (refusal.status >= 500) this.deps.logger.error({ err: error, fileId }, 'bulk delete failed for one file');
+          return failure(refusal, fileId);
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DELETE_PARALLEL, existing.length) }, worker));
+    const updated = results.filter((r): r is FileRecord => 'instanceId' in r);
+    return { updated, failed: results.filter((r): r is BulkJson['failed'][number] => !('instanceId' in r)) };
+  }
+
+  /**
+   * Asks for the thumbnail of a file that just completed, when its name says it is an image. Never fails
+   * the completion: without the queue the file simply has no thumbnail until it is completed again.
+   */
+  private async askThumbnail(tenant: ResolvedInstance, file: FileRecord): Promise<void> {
+    if (!this.deps.thumbnails || !takesThumbnail(file.name)) return;
+    const payload = { instanceId: tenant.instance.id, address: tenant.instance.address, fileId: file.fileId };
+    await this.deps.thumbnails.enqueue(payload, jobIds.thumbnail(payload.instanceId, payload.fileId)).catch((err: unknown) => {
+      this.deps.logger.warn({ err, fileId: file.fileId }, 'could not ask for a thumbnail');
+    });
   }
 
   private find(tenant: ResolvedInstance, fileId: string): Promise<FileRecord | null> {
@@ -212,8 +342,12 @@ export class FileService {
     permissions = showsPermissions(viewer),
     signing = this.signing(tenant),
   ): Promise<FileJson> {
-    const contentUrl = contentReadable(viewer, file) ? await this.deps.store.presignGet(this.key(tenant, file.fileId), signing) : undefined;
-    return fileView(file, { permissions, contentUrl });
+    if (!contentReadable(viewer, file)) return fileView(file, { permissions });
+    const [contentUrl, thumbnailUrl] = await Promise.all([
+      this.deps.store.presignGet(this.key(tenant, file.fileId), signing),
+      file.thumbnail ? this.deps.store.presignGet(thumbnailKey(tenant.instance.address, file.fileId), signing) : undefined,
+    ]);
+    return fileView(file, { permissions, contentUrl, thumbnailUrl });
   }
 
   private presentAll(tenant: ResolvedInstance, viewer: Viewer, files: FileRecord[]): Promise<FileJson[]> {
@@ -227,4 +361,9 @@ export class FileService {
   private signing(tenant: ResolvedInstance) {
     return { ttlSeconds: this.deps.signedUrlTtl, baseUrl: this.deps.baseUrl(tenant.instance.address) };
   }
+}
+
+/** A file a bulk call could not act on, with the refusal a single call would have answered. */
+function failure(refusal: ApiError, fileId: string): BulkJson['failed'][number] {
+  return { fileId, error: refusal.kind, message: refusal.message };
 }

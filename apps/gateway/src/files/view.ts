@@ -13,6 +13,8 @@ export interface FileJson {
   lastUpdated: string;
   status: { status: string; size?: number };
   contentUrl?: string;
+  /** Signed GET address of a small picture of the content, when one is stored and the content is readable. */
+  thumbnailUrl?: string;
   contentPublic: boolean;
   permissions?: { userId: string; contentReadable: boolean }[];
 }
@@ -28,7 +30,10 @@ const entry = (p: { userId: string; contentReadable: boolean }) => ({ userId: p.
  * field by field rather than with conditional spreads: a search renders up to 10,000 of these, and
  * each spread allocates an object. The key order is the order clients see.
  */
-export function fileView(file: FileRecord | FileListing, options: { permissions: boolean; contentUrl?: string }): FileJson {
+export function fileView(
+  file: FileRecord | FileListing,
+  options: { permissions: boolean; contentUrl?: string; thumbnailUrl?: string },
+): FileJson {
   const json: FileJson = { fileId: file.fileId, name: file.name, source: file.source, tags: file.tags } as FileJson;
   if (file.title !== null) json.title = file.title;
   if (file.description !== null) json.description = file.description;
@@ -36,6 +41,7 @@ export function fileView(file: FileRecord | FileListing, options: { permissions:
   json.lastUpdated = iso(file.lastUpdated);
   json.status = file.status === 'Completed' ? { status: file.status, size: Number(file.size ?? 0) } : { status: file.status };
   if (options.contentUrl) json.contentUrl = options.contentUrl;
+  if (options.thumbnailUrl) json.thumbnailUrl = options.thumbnailUrl;
   json.contentPublic = file.contentPublic;
   if (options.permissions) json.permissions = isListing(file) ? file.permissions : file.permissions.map(entry);
   return json;

@@ -5,9 +5,15 @@ import type { AuthService } from '../auth/service';
 import type { InstanceRegistry } from '../instances/registry';
 import { addressOfHost } from '../instances/tenancy';
 import { route, type GatewayRoute } from '../route';
-import { signupSchema, type SignupService } from './service';
+import { signupSchema, usernameFormat, type SignupService } from './service';
 
-export function signupRoutes(signup: SignupService, registry: InstanceRegistry, auth: AuthService, limit: RateLimit): GatewayRoute[] {
+export function signupRoutes(
+  signup: SignupService,
+  registry: InstanceRegistry,
+  auth: AuthService,
+  limits: { signup: RateLimit; check: RateLimit },
+): GatewayRoute[] {
+  const limit = limits.signup;
   return [
     route({
       method: 'post',
@@ -40,6 +46,29 @@ export function signupRoutes(signup: SignupService, registry: InstanceRegistry, 
         const tenant = await registry.resolve(address);
         if (!tenant) throw new Error(`instance ${address} vanished right after sign-up`);
         return json({ instance: address, userId: owner.id, accessToken: await auth.issue(tenant, owner) }, 201);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/signup/available',
+      access: 'public',
+      tag: 'sign-up',
+      summary: 'Whether a username is free, and free ones to offer when it is not',
+      description:
+        'Tells what a sign-up refused with 409 would tell, and no more. Counted per client under a limit of its own (ten times the sign-up limit per window), never as a sign-up. `fullName` lets a suggestion use the last name.',
+      query: z.object({ username: usernameFormat, fullName: z.string().max(256).optional() }),
+      responses: {
+        200: {
+          description: 'Whether an instance could be signed up under the name; reserved names are not available',
+          body: z.object({
+            available: z.boolean(),
+            suggestions: z.array(z.string()).describe('Up to three free names; none when available'),
+          }),
+        },
+      },
+      async handle({ client, query }) {
+        await limits.check.consume(client.ip);
+        return json(await signup.availability(query.username, query.fullName));
       },
     }),
   ];

@@ -35,13 +35,16 @@ export const RESERVED_USERNAMES = new Set([
   'worker',
 ]);
 
+/** An instance name: a DNS label (CONTRACT §1). */
+const LABEL = /^[a-z][a-z0-9-]{1,61}[a-z0-9]$/;
+export const usernameFormat = z
+  .string()
+  .regex(LABEL, 'must be 3 to 63 characters of a-z, 0-9 and -, starting with a letter and not ending with -');
+
 export const signupSchema = z
   .object({
     fullName: z.string().trim().min(1, 'is required').max(256, 'must be at most 256 characters'),
-    username: z
-      .string()
-      .regex(/^[a-z][a-z0-9-]{1,61}[a-z0-9]$/, 'must be 3 to 63 characters of a-z, 0-9 and -, starting with a letter and not ending with -')
-      .refine((u) => !RESERVED_USERNAMES.has(u), 'is reserved'),
+    username: usernameFormat.refine((u) => !RESERVED_USERNAMES.has(u), 'is reserved'),
     email: z.email('must be an e-mail address').max(254),
     pass: z.string().max(256, 'must be at most 256 characters'),
     passRepeat: z.string().max(256),
@@ -96,6 +99,18 @@ export class SignupService {
   }
 
   /**
+   * Whether `username` may still be signed up for, and up to three free names to offer instead (from the
+   * person's last name, then numbers). Tells no more than a sign-up's 409 would.
+   */
+  async availability(username: string, fullName = ''): Promise<{ available: boolean; suggestions: string[] }> {
+    const candidates = [username, ...alternativeNames(username, fullName)].filter((name) => !RESERVED_USERNAMES.has(name));
+    const taken = new Set(await this.instances.takenAddresses(candidates.map((name) => `${name}.${this.clusterDomain}`)));
+    const free = candidates.filter((name) => !taken.has(`${name}.${this.clusterDomain}`));
+    const available = free[0] === username;
+    return { available, suggestions: available ? [] : free.slice(0, 3) };
+  }
+
+  /**
    * Creates an instance for the operator, outside public sign-up (so reserved names such as `admin`
    * are allowed); does nothing when it exists. Its address and whether it was created.
    */
@@ -109,4 +124,21 @@ export class SignupService {
 
 function taken(address: string): ApiError {
   return ApiError.conflict(`The instance ${address} already exists`);
+}
+
+/** Names to offer when one is taken: "alice" and "Alice Example" → alice-example, alice2 … alice9 (each a valid label). */
+export function alternativeNames(taken: string, fullName: string): string[] {
+  const words = fullName
+    .normalize('NFD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim()
+    .split(' ')
+    .filter(Boolean);
+  const last = words[words.length - 1];
+  const [, stem = taken, number] = /^(.*?)(\d*)$/.exec(taken) ?? [];
+  const first = number ? Number(number) + 1 : 2;
+  const numbered = Array.from({ length: 8 }, (_, i) => `${stem.slice(0, 60)}${first + i}`);
+  const fromName = last && !taken.includes(last) ? [`${taken}-${last}`] : [];
+  return [...fromName, ...numbered].filter((name) => LABEL.test(name));
 }

@@ -1,7 +1,8 @@
-// What the owner can do with the selected files at once: share, public link on or off, delete, and
-// rename when one is selected.
+// What the owner can do with the selected files at once: share, public link on or off, download as one
+// zip, delete, and rename when one is selected. Each is one call to the server for the whole selection.
 import { useState } from 'preact/hooks';
-import { deleteFile, forEachFile, setPublic, share, type Outcome } from '../../files/actions';
+import { errorText } from '../../api';
+import { bulk, downloadZip, MAX_SELECTION, type Outcome } from '../../files/actions';
 import { countWords } from '../../ui';
 import type { UserAccount } from '../../types';
 
@@ -40,12 +41,26 @@ export function SelectionBar({
   const [busy, setBusy] = useState(false);
   const people = users.filter((user) => user.kind === 'user');
 
-  const run = async (action: (fileId: string) => Promise<unknown>, done: (files: string) => string) => {
+  const run = async (action: () => Promise<Outcome>, done: (files: string) => string) => {
     setBusy(true);
-    const outcome = await forEachFile(selected, action);
-    setBusy(false);
-    setSharing(false);
-    onChanged(outcomeWords(outcome, done));
+    try {
+      onChanged(outcomeWords(await action(), done));
+    } catch (error) {
+      onChanged({ error: errorText(error) });
+    } finally {
+      setBusy(false);
+      setSharing(false);
+    }
+  };
+  const download = async () => {
+    setBusy(true);
+    try {
+      await downloadZip(selected);
+    } catch (error) {
+      onChanged({ error: errorText(error) });
+    } finally {
+      setBusy(false);
+    }
   };
   const count = countWords(selected.length);
 
@@ -68,7 +83,7 @@ export function SelectionBar({
             disabled={busy}
             onClick={() =>
               void run(
-                (id) => setPublic(id, true),
+                () => bulk(selected, 'public'),
                 (f) => `Public link on for ${f}`,
               )
             }
@@ -81,12 +96,21 @@ export function SelectionBar({
             disabled={busy}
             onClick={() =>
               void run(
-                (id) => setPublic(id, false),
+                () => bulk(selected, 'private'),
                 (f) => `Public link off for ${f}`,
               )
             }
           >
             Make private
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            disabled={busy || selected.length > MAX_SELECTION}
+            title={selected.length > MAX_SELECTION ? `At most ${MAX_SELECTION.toLocaleString('en')} files at once` : undefined}
+            onClick={() => void download()}
+          >
+            Download
           </button>
           {onRename ? (
             <button type="button" class="secondary" disabled={busy} onClick={onRename}>
@@ -97,7 +121,13 @@ export function SelectionBar({
             type="button"
             class="danger"
             disabled={busy}
-            onClick={() => confirm(`Delete ${count}? This cannot be undone.`) && void run(deleteFile, (f) => `Deleted ${f}`)}
+            onClick={() =>
+              confirm(`Delete ${count}? This cannot be undone.`) &&
+              void run(
+                () => bulk(selected, 'delete'),
+                (f) => `Deleted ${f}`,
+              )
+            }
           >
             Delete
           </button>
@@ -114,7 +144,7 @@ export function SelectionBar({
             const name = people.find((user) => user.userId === userId)?.username ?? 'them';
             if (userId)
               void run(
-                (id) => share(id, userId, content),
+                () => bulk(selected, 'share', { userId, content }),
                 (f) => `Shared ${f} with ${name}`,
               );
           }}

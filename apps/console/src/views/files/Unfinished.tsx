@@ -2,7 +2,8 @@
 // of the file list; a notice says how many there are, until the person removes or dismisses them.
 // The server removes them by itself after its upload deadline (an hour by default).
 import { useState } from 'preact/hooks';
-import { deleteFile, forEachFile } from '../../files/actions';
+import { errorText } from '../../api';
+import { bulk } from '../../files/actions';
 import type { FileRecord } from '../../types';
 import { countWords, formatDate } from '../../ui';
 import { outcomeWords } from './SelectionBar';
@@ -34,8 +35,13 @@ export function Unfinished({
   };
   const remove = async (fileIds: string[]) => {
     setBusy(true);
-    onChanged(outcomeWords(await forEachFile(fileIds, deleteFile), (f) => `Removed ${f} that did not finish uploading`));
-    setBusy(false);
+    try {
+      onChanged(outcomeWords(await bulk(fileIds, 'delete'), (f) => `Removed ${f} that did not finish uploading`));
+    } catch (error) {
+      onChanged({ error: errorText(error) });
+    } finally {
+      setBusy(false);
+    }
   };
 
   return (

@@ -1,0 +1,128 @@
+// The listing's statements on 100,000 files, as PostgreSQL plans them: pages come straight from an
+// index in the order asked for, and the totals of a state's files from an index-only scan. No statement
+// of the default view reads the table through (a sequential scan), for the owner or for another account.
+import { FileRepository, type GatewayDb, type ListingQuery, type Page } from '@pds/db';
+import { addUser, signUp, type TestGateway } from '../../../test/support/gateway';
+import { startFilesGateway } from './files-support';
+
+const FILES = 100_000;
+let gw: TestGateway;
+let instanceId: string;
+let bobId: string;
+
+beforeAll(async () => {
+  gw = await startFilesGateway('local');
+  const alice = await signUp(gw.app, 'alice');
+  bobId = (await addUser(gw.app, alice, 'bob')).userId;
+  // Alice's files beside as many of another instance's: the table holds more than one instance, as it does live.
+  const zed = await signUp(gw.app, 'zed');
+  const idOf = async (address: string) =>
+    (await gw.db.pool.query<{ id: string }>(`SELECT "id" FROM "Instance" WHERE "address" = $1`, [address])).rows[0]!.id;
+  instanceId = await idOf(alice.address);
+  for (const [id, uploader] of [
+    [instanceId, alice.userId],
+    [await idOf(zed.address), zed.userId],
+  ])
+    await seed(id!, uploader!);
+  await gw.db.pool.query(
+    `INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
+     SELECT $1::uuid, 'photo' || i || '.jpg', $2::uuid, true FROM generate_series(1, ${FILES}, 100) i`,
+    [instanceId, bobId],
+  );
+  // What autovacuum does on a live database: statistics, and the visibility map index-only scans need.
+  await gw.db.pool.query('VACUUM ANALYZE "File", "FilePermission"');
+}, 120_000);
+afterAll(() => gw.close());
+
+/** Mostly completed photos, some unfinished, each with its uploader's permission. */
+async function seed(id: string, uploaderId: string): Promise<void> {
+  await gw.db.pool.query(
+    `INSERT INTO "File" ("instanceId", "fileId", "name", "source", "tags", "title", "status", "size", "uploaderId",
+       "dateCreated", "lastUpdated", "createdAt")
+     SELECT $1::uuid, 'photo' || i || '.jpg', 'Photo ' || i || '.jpg', 'camera', ARRAY['tag' || (i % 50)], 'Holiday ' || (i % 365),
+       CASE WHEN i % 20 = 0 THEN 'New'::"FileStatus" ELSE 'Completed'::"FileStatus" END,
+       CASE WHEN i % 20 = 0 THEN NULL ELSE i * 100 END, $2::uuid,
+       now() - i * interval '1 minute', now() - i * interval '1 minute', now() - i * interval '1 minute'
+     FROM generate_series(1, ${FILES}) i`,
+    [id, uploaderId],
+  );
+  await gw.db.pool.query(
+    `INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
+     SELECT f."instanceId", f."fileId", f."uploaderId", true FROM "File" f WHERE f."instanceId" = $1::uuid`,
+    [id],
+  );
+}
+
+/** The statements the repository sends for a listing's page and totals, with their values, without running them. */
+async function statements(query: ListingQuery, scope: { all: true } | { userId: string }, page: Page = { take: 50, skip: 0 }) {
+  const sent: { text: string; values: unknown[] }[] = [];
+  const pool = { query: async (config: { text: string; values: unknown[] }) => (sent.push(config), { rows: [], rowCount: 0 }) };
+  const recorder = new FileRepository({ pool } as unknown as GatewayDb);
+  await recorder.listing(instanceId, query, scope, page);
+  await recorder.listingTotals(instanceId, query, scope);
+  return sent;
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Scan Direction'?: string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** Every node of the plan PostgreSQL chooses for the statement, as "Node Type on relation/index". */
+async function planOf(statement: { text: string; values: unknown[] }): Promise<string[]> {
+  const { rows } = await gw.db.pool.query(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.values);
+  const nodes: string[] = [];
+  const walk = (node: PlanNode) => {
+    const backward = node['Scan Direction'] === 'Backward' ? ' Backward' : '';
+    nodes.push(`${node['Node Type']}${backward} on ${node['Index Name'] ?? node['Relation Name'] ?? '-'}`);
+    node.Plans?.forEach(walk);
+  };
+  walk((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
+  return nodes;
+}
+
+const DEFAULT_VIEW: ListingQuery = { status: 'Completed', sort: 'date', descending: true };
+
+describe(`a listing of ${FILES.toLocaleString('en')} files`, () => {
+  it('pages the owner’s default view from a date index and totals it with an index-only scan', async () => {
+    const [page, totals] = await statements(DEFAULT_VIEW, { all: true });
+    const pagePlan = await planOf(page!);
+    // Search's index (instanceId, lastUpdated, fileId) serves it as well while nearly every file is Completed.
+    expect(pagePlan).toContainEqual(expect.stringMatching(/^Index Scan on File_(listing_date|instanceId_lastUpdated_fileId)_idx$/));
+    expect(pagePlan.filter((node) => node.startsWith('Seq Scan') || node.startsWith('Sort'))).toEqual([]);
+    const totalsPlan = await planOf(totals!);
+    expect(totalsPlan).toContain('Index Only Scan on File_listing_size_idx');
+    expect(totalsPlan.filter((node) => node.startsWith('Seq Scan'))).toEqual([]);
+  });
+
+  it('pages each sort either way round without sorting the files', async () => {
+    for (const sort of ['name', 'size', 'date'] as const) {
+      for (const descending of [false, true]) {
+        const [page] = await statements({ ...DEFAULT_VIEW, sort, descending }, { all: true }, { take: 50, skip: 500 });
+        const plan = await planOf(page!);
+        expect({ sort, descending, plan: plan.filter((node) => /^(Seq Scan|Sort)/.test(node)) }).toEqual({ sort, descending, plan: [] });
+        // Search's index (instanceId, lastUpdated, fileId) serves the date sort as well.
+        const index = sort === 'date' ? '(listing_date|instanceId_lastUpdated_fileId)' : `listing_${sort}`;
+        expect(plan).toContainEqual(expect.stringMatching(new RegExp(`^Index Scan( Backward)? on File_${index}_idx$`)));
+      }
+    }
+  });
+
+  it('finds rare words through the words index', async () => {
+    const [page, totals] = await statements({ ...DEFAULT_VIEW, words: 'photo 4242' }, { all: true });
+    for (const statement of [page!, totals!]) {
+      const plan = await planOf(statement);
+      expect(plan).toContain('Bitmap Index Scan on File_words_fts_idx');
+      expect(plan.filter((node) => node.startsWith('Seq Scan'))).toEqual([]);
+    }
+  });
+
+  it('reads another account’s default view through indexes', async () => {
+    for (const statement of await statements(DEFAULT_VIEW, { userId: bobId })) {
+      expect((await planOf(statement)).filter((node) => node.startsWith('Seq Scan'))).toEqual([]);
+    }
+  });
+});
