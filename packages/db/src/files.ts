@@ -286,8 +286,10 @@ export class FileRepository {
 
   /**
    * Files matching the template within the scope, newest lastUpdated first: one statement, its text
-   * built from the template's shape and every value bound. Planned per call, since the best plan
-   * depends on the values (a rare tag, a busy user).
+   * built from the template's shape and every value bound. A template with tags or words is planned per
+   * call, since its best plan depends on the values (a rare tag, a common word); one of exact criteria
+   * only (id, name, source, status) is prepared: its plan does not, and a few dozen shapes are parsed
+   * and planned once per connection instead of on every search.
    */
   search(instanceId: string, template: FileTemplate, scope: FileScope, page: Page): Promise<FileListing[]> {
     const { where, values } = searchConditions(instanceId, template, scope);
@@ -295,7 +297,8 @@ export class FileRepository {
     // f."lastUpdated" (qualified) is the column, not the output text of the same name.
     const text = `${LISTING_SELECT} WHERE ${where.join(' AND ')}
       ORDER BY f."lastUpdated" DESC, f."fileId" LIMIT $${values.length - 1} OFFSET $${values.length}`;
-    return this.sql.plain<FileListing>(text, values);
+    const exact = !template.tags?.length && !template.title && !template.description;
+    return (exact ? this.sql.prepared : this.sql.plain)<FileListing>(text, values);
   }
 
   /**
