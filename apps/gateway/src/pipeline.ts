@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
 import { ApiError, clientOf, PASS, pathsOf, type AnyRoute, type Pipeline, type TrustProxy } from '@pds/http';
+import { actingAs, type Actor } from '@pds/db';
 import { TokenRefused } from '@pds/tokens';
 import type { AuthService } from './auth/service';
 import { wantsPage } from './console';
@@ -74,6 +75,11 @@ export class GatewayPipeline implements Pipeline<Context<Access>> {
     return { client, tenant, caller };
   }
 
+  /** The handler's changes are attributed to the caller, from the client's address (the outbox, packages/db/src/outbox.ts). */
+  around<T>(context: Context<Access>, handle: () => Promise<T>): Promise<T> {
+    return actingAs(actorOf(context), handle);
+  }
+
   /** The instance a host names; 404 for an address that is none. */
   async tenant(address: string): Promise<ResolvedInstance> {
     const tenant = address ? await this.deps.registry.resolve(address) : null;
@@ -94,6 +100,12 @@ export class GatewayPipeline implements Pipeline<Context<Access>> {
     if (fresh) res.setHeader('X-Auth-Token', fresh);
     return caller;
   }
+}
+
+/** Who a request acts as: its caller's account, or the system when it has none (dex pushes, log-in). */
+export function actorOf(context: { client: { ip: string }; caller?: Caller }): Actor {
+  const user = context.caller?.user;
+  return user ? { kind: user.kind, id: user.id, address: context.client.ip } : { kind: 'system', address: context.client.ip };
 }
 
 function noInstance(address: string): ApiError {

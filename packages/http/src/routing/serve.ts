@@ -18,6 +18,8 @@ export const PASS: unique symbol = Symbol('pass to the next handler');
  */
 export interface Pipeline<Ctx = unknown> {
   prepare(req: IncomingMessage, res: ServerResponse, route: AnyRoute, query: ParsedUrlQuery): Promise<Ctx | typeof PASS>;
+  /** Runs the handler inside whatever the application keeps per request (the gateway: who makes its changes). */
+  around?<T>(context: Ctx, handle: () => Promise<T>): Promise<T>;
 }
 
 /** Serves `req` with `route`; resolves false when the pipeline passed it on, unanswered. */
@@ -49,7 +51,8 @@ export async function serveRoute(
       const body = await readJsonBody(req);
       input.body = route.body ? parseInput(route.body, body ?? {}) : body;
     }
-    const reply = await route.handle(input);
+    const handle = () => route.handle(input);
+    const reply = await (pipeline.around ? pipeline.around(context, handle) : handle());
     if (reply) sendReply(res, reply);
   } catch (error) {
     sendError(res, error, logger);
