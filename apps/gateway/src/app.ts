@@ -13,6 +13,7 @@ import {
   DataGrantRepository,
   DataRecordRepository,
   DataCombinatorRepository,
+  EventRepository,
   FileRepository,
   InstanceAdminRepository,
   InstanceRepository,
@@ -40,6 +41,11 @@ import { CombinatorService } from './data/combinators';
 import { DebitService } from './data/debits';
 import { DataGrantService } from './data/grants';
 import { DataService } from './data/service';
+import { ActivityService } from './events/activity';
+import { EventFeed } from './events/feed';
+import { ReadLog } from './events/reads';
+import { EventStreams } from './events/stream';
+import { EventVisibility } from './events/visibility';
 import { ArchiveService } from './files/archive';
 import { RedisArchiveSelections } from './files/archive-selections';
 import { FileService } from './files/service';
@@ -93,6 +99,10 @@ export interface Gateway {
   registry: InstanceRegistry;
   auth: AuthService;
   signup: SignupService;
+  /** Ends the open event streams (at shutdown: they would hold the server open). */
+  endStreams(): void;
+  /** Ends the streams and writes the reads still waiting; after the server has closed. */
+  close(): Promise<void>;
 }
 
 export function createApp(deps: GatewayDeps): Gateway {
@@ -171,6 +181,16 @@ export function createApp(deps: GatewayDeps): Gateway {
     signedUrlTtl: config.SIGNED_URL_TTL,
     baseUrl: (address) => instanceUrl(config, address),
   });
+  const events = new EventRepository(db);
+  const reads = new ReadLog(events, logger);
+  const feed = new EventFeed(events, logger);
+  const streams = new EventStreams({
+    events,
+    visibility: new EventVisibility(db, grants),
+    feed,
+    logger,
+    heartbeatMs: config.EVENTS_HEARTBEAT * 1000,
+  });
   const pages = consolePages(config, applications, trust, logger, async (address) => (await registry.resolve(address)) !== null);
 
   const routes = routeTable({
@@ -194,6 +214,8 @@ export function createApp(deps: GatewayDeps): Gateway {
     bundles,
     combinators: new CombinatorService(new DataCombinatorRepository(db), bundles, clock),
     profiles: new ProfileService(bundles, records, clock),
+    streams,
+    activity: new ActivityService(events),
     logger,
   });
 
@@ -206,6 +228,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     clusterDomain: config.CLUSTER_DOMAIN,
     pages: pages !== undefined,
     verifyDexToken: (tenant, token) => push.verifyToken(tenant, token),
+    reads,
   });
 
   const app = createBaseApp(logger, { metrics: deps.metrics });
@@ -232,7 +255,15 @@ export function createApp(deps: GatewayDeps): Gateway {
   const admin = config.ADMIN_TOKEN
     ? createAdminApp(new AdminService(instanceAdmin, registry, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
     : undefined;
-  return { app: dispatcher, express: app, routes, admin, registry, auth, signup };
+  const endStreams = () => {
+    streams.endAll();
+    feed.stop();
+  };
+  const close = async () => {
+    endStreams();
+    await reads.close();
+  };
+  return { app: dispatcher, express: app, routes, admin, registry, auth, signup, endStreams, close };
 
   function addressOfRequest(req: Request): string {
     return addressOfHost(clientOf(req, trust).host);

@@ -21,6 +21,9 @@ import type { DataGrantService } from './data/grants';
 import { dataRoutes } from './data/routes';
 import type { DataService } from './data/service';
 import type { ArchiveService } from './files/archive';
+import type { ActivityService } from './events/activity';
+import { eventRoutes } from './events/routes';
+import type { EventStreams } from './events/stream';
 import { fileRoutes } from './files/routes';
 import type { FileService } from './files/service';
 import { withOlderPrefixes } from './hat/legacy-prefixes';
@@ -58,6 +61,8 @@ export interface RouteServices {
   bundles: BundleService;
   combinators: CombinatorService;
   profiles: ProfileService;
+  streams: EventStreams;
+  activity: ActivityService;
   logger: Logger;
 }
 
@@ -77,6 +82,7 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...combinatorRoutes(s.combinators),
     ...fileRoutes(s.files, s.archives),
     ...hatRoutes(s.profiles, s.logger),
+    ...eventRoutes(s.streams, s.activity),
   ];
   return withOlderPrefixes(routes);
 }

@@ -17,3 +17,4 @@ export * from './migrations';
 export * from './readiness';
 export { listenToStatements, postgresErrorCode, type StatementListener } from './sql';
 export { actingAs, currentActor, type Actor, type ActorKind } from './outbox';
+export * from './events';
