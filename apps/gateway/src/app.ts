@@ -18,6 +18,7 @@ import {
   InstanceAdminRepository,
   InstanceRepository,
   UserRepository,
+  WebhookRepository,
   type GatewayDb,
 } from '@pds/db';
 import { clientOf, createBaseApp, createDispatcher, expressRoutes, finishApp, RateLimit, trustProxy } from '@pds/http';
@@ -46,6 +47,7 @@ import { EventFeed } from './events/feed';
 import { ReadLog } from './events/reads';
 import { EventStreams } from './events/stream';
 import { EventVisibility } from './events/visibility';
+import { WebhookService } from './events/webhooks';
 import { ArchiveService } from './files/archive';
 import { RedisArchiveSelections } from './files/archive-selections';
 import { FileService } from './files/service';
@@ -216,6 +218,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     profiles: new ProfileService(bundles, records, clock),
     streams,
     activity: new ActivityService(events),
+    webhooks: new WebhookService(new WebhookRepository(db), applications, clock),
     logger,
   });
 

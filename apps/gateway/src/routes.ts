@@ -24,6 +24,8 @@ import type { ArchiveService } from './files/archive';
 import type { ActivityService } from './events/activity';
 import { eventRoutes } from './events/routes';
 import type { EventStreams } from './events/stream';
+import { webhookRoutes } from './events/webhook-routes';
+import type { WebhookService } from './events/webhooks';
 import { fileRoutes } from './files/routes';
 import type { FileService } from './files/service';
 import { withOlderPrefixes } from './hat/legacy-prefixes';
@@ -63,6 +65,7 @@ export interface RouteServices {
   profiles: ProfileService;
   streams: EventStreams;
   activity: ActivityService;
+  webhooks: WebhookService;
   logger: Logger;
 }
 
@@ -83,6 +86,7 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...fileRoutes(s.files, s.archives),
     ...hatRoutes(s.profiles, s.logger),
     ...eventRoutes(s.streams, s.activity),
+    ...webhookRoutes(s.webhooks),
   ];
   return withOlderPrefixes(routes);
 }

@@ -1,7 +1,15 @@
-// Runs the gateway's jobs (dex registration, upload sweep, thumbnails) until `close()`. It holds the gateway
+// Runs the gateway's jobs (dex registration, upload sweep, thumbnails, webhook deliveries, the activity sweep) until `close()`. It holds the gateway
 // database and blob store only: dex's database and key belong to dex's worker.
 import type { GatewayWorkerConfig } from '@pds/config';
-import { createGatewayDb, databaseChecks, disconnectOnFailure, FileRepository, GatewayDexStateRepository, poolUse } from '@pds/db';
+import {
+  createGatewayDb,
+  databaseChecks,
+  disconnectOnFailure,
+  EventRepository,
+  FileRepository,
+  GatewayDexStateRepository,
+  poolUse,
+} from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import {
   blockingRedis,
@@ -17,7 +25,9 @@ import { createBlobStore, LocalBlobStore, objectKey, removeOrphans, S3BlobStore,
 import { dexRegistrationProcessor } from './jobs/dex-registration';
 import { requeuePendingRegistrations } from './jobs/reconcile';
 import { thumbnailProcessor } from './jobs/thumbnail';
+import { sweepActivityEvery } from './jobs/activity-sweep';
 import { uploadSweepProcessor } from './jobs/upload-sweep';
+import { webhookDelivery } from './jobs/webhook-delivery';
 
 /** How often abandoned uploads are looked for (they are removed once older than UPLOAD_DEADLINE). */
 export const UPLOAD_SWEEP_EVERY_MS = 5 * 60 * 1000;
@@ -34,6 +44,12 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const files = new FileRepository(db);
   const clock = () => new Date();
 
+  const webhooks = webhookDelivery(
+    db,
+    queue,
+    { masterKey: config.MASTER_KEY, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, maxBackoffMs: config.WEBHOOK_MAX_BACKOFF * 1000 },
+    logger,
+  );
   const workers = [
     runQueue(QUEUE_NAMES.dexRegistration, dexRegistrationProcessor({ dexUrl: config.DEX_URL, states }), queue, logger),
     runQueue(
@@ -51,6 +67,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     ),
     // Two at a time: decoding an image takes a core for a moment.
     runQueue(QUEUE_NAMES.thumbnail, thumbnailProcessor({ files, store }), queue, logger, 2),
+    webhooks.worker,
   ];
   const registration = dexRegistrationProducer(queue);
   // Producers of the queues: the registration requeue, and the depth metrics.
@@ -62,7 +79,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     name: 'gateway worker',
     logger,
     workers,
-    producers: [registration, sweep, thumbnails],
+    producers: [registration, sweep, thumbnails, webhooks.producer],
     connection: redis,
     prefix: config.QUEUE_PREFIX,
     graceMs,
@@ -73,8 +90,12 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
       metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue]);
       metrics?.metrics.pool(() => poolUse(db));
       const stopReconciling = reconcileEvery(() => requeuePendingRegistrations(states, registration, logger), logger);
+      const stopScanning = webhooks.scan();
+      const stopSweeping = sweepActivityEvery(new EventRepository(db), config.ACTIVITY_RETENTION_DAYS, logger);
       return async () => {
         stopReconciling();
+        stopScanning();
+        stopSweeping();
         await metrics?.close();
       };
     },

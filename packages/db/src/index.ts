@@ -18,3 +18,4 @@ export * from './readiness';
 export { listenToStatements, postgresErrorCode, type StatementListener } from './sql';
 export { actingAs, currentActor, type Actor, type ActorKind } from './outbox';
 export * from './events';
+export * from './webhooks';

@@ -9,6 +9,7 @@ export const QUEUE_NAMES = {
   appPush: 'app-push',
   uploadSweep: 'upload-sweep',
   thumbnail: 'thumbnail',
+  webhookDelivery: 'webhook-delivery',
 } as const;
 
 export interface JobPayloads {
@@ -22,6 +23,8 @@ export interface JobPayloads {
   [QUEUE_NAMES.uploadSweep]: Record<string, never>;
   /** Gateway worker: make the thumbnail of a file that was just completed. */
   [QUEUE_NAMES.thumbnail]: { instanceId: string; address: string; fileId: string };
+  /** Gateway worker: deliver a webhook's owed events, in order (one job per subscription at a time). */
+  [QUEUE_NAMES.webhookDelivery]: { instanceId: string; webhookId: string };
 }
 
 export type QueueName = keyof JobPayloads;
@@ -72,6 +75,8 @@ export interface QueueOptions {
   connection: Redis;
   /** Key prefix in Redis; lets tests and clusters share one Redis. */
   prefix?: string;
+  /** The queue's own retry policy, in place of DEFAULT_JOB_OPTIONS (producers only). */
+  jobOptions?: JobsOptions;
 }
 
 export class Producer<N extends QueueName> {
@@ -84,7 +89,7 @@ export class Producer<N extends QueueName> {
     this.queue = new Queue(name, {
       connection: options.connection,
       prefix: options.prefix ?? 'pds',
-      defaultJobOptions: DEFAULT_JOB_OPTIONS,
+      defaultJobOptions: options.jobOptions ?? DEFAULT_JOB_OPTIONS,
     });
     // Without a listener BullMQ prints every connection error with its stack (console.error). Each
     // failure already reaches a caller: an enqueue fails (QueueUnavailableError), a schedule call rejects.
