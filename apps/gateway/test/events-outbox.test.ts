@@ -1,7 +1,9 @@
 // The outbox: every change writes its events in its own statement, numbered without gaps per instance.
 import { randomUUID } from 'node:crypto';
+import { EventRepository } from '@pds/db';
 import { callerRequests } from '../../../test/support/gateway';
 import { useGateway } from '../../../test/support/use-gateway';
+import { sweepActivity } from '../src/jobs/activity-sweep';
 import { uploadFile } from './files-support';
 
 const { gw, owners, users } = useGateway({ owners: ['alice', 'bob'], users: { carol: 'alice' } });
@@ -79,5 +81,42 @@ describe('the outbox', () => {
     const events = (await eventsOf(alice.address)).slice(before);
     expect(events.map((e) => e.type)).toEqual(['file.uploaded', 'file.completed', 'file.shared', 'file.public', 'file.deleted']);
     expect(events.every((e) => (e.object as { fileId: string }).fileId === file.fileId)).toBe(true);
+  });
+});
+
+describe('retention', () => {
+  it('sweeps events and reads older than ACTIVITY_RETENTION_DAYS, and nothing newer', async () => {
+    const instance = await gw.db.instance.findUniqueOrThrow({ where: { address: bob.address } });
+    const events = new EventRepository(gw.db);
+    const old = new Date(Date.now() - 91 * 24 * 3600 * 1000);
+    await events.addReads([
+      {
+        instanceId: instance.id,
+        type: 'file.content',
+        actorKind: 'owner',
+        actorId: null,
+        object: { fileId: 'old' },
+        address: null,
+        at: old,
+      },
+      {
+        instanceId: instance.id,
+        type: 'file.content',
+        actorKind: 'owner',
+        actorId: null,
+        object: { fileId: 'new' },
+        address: null,
+        at: new Date(),
+      },
+    ]);
+    const [first] = await eventsOf(bob.address);
+    await gw.db.event.update({ where: { instanceId_seq: { instanceId: instance.id, seq: first!.seq } }, data: { at: old } });
+    const before = (await eventsOf(bob.address)).length;
+
+    expect(await sweepActivity(events, 90, new Date())).toBeGreaterThanOrEqual(1);
+    expect((await eventsOf(bob.address)).map((e) => e.seq)).not.toContain(first!.seq);
+    expect(await eventsOf(bob.address)).toHaveLength(before - 1);
+    const reads = await gw.db.readActivity.findMany({ where: { instanceId: instance.id } });
+    expect(reads.map((r) => r.object)).toEqual([{ fileId: 'new' }]);
   });
 });

@@ -14,7 +14,7 @@ import { callerRequests, CLUSTER, requireEnv } from '../../../test/support/gatew
 import { eventually } from '../../../test/support/eventually';
 import { useGateway } from '../../../test/support/use-gateway';
 import { verifyBody, SIGNATURE_HEADER } from '../src/events/signature';
-import { webhookDelivery } from '../src/jobs/webhook-delivery';
+import { isPrivateAddress, webhookDelivery } from '../src/jobs/webhook-delivery';
 import { startGatewayWorker } from '../src/worker';
 import { appRecord, installApp } from './apps-fixtures';
 
@@ -172,6 +172,24 @@ describe('webhooks', () => {
     const [hook] = (await owner().get('/api/v2.6/applications/notes/webhooks')).body;
     expect(hook).toMatchObject({ state: 'ok', lastError: null, failingSince: null });
   }, 60_000);
+
+  it('knows private, loopback and link-local addresses, which deliveries refuse by default', () => {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.20.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '::1',
+      'fd00::1',
+      'fe80::1',
+      '::ffff:127.0.0.1',
+      '0.0.0.0',
+    ])
+      expect([address, isPrivateAddress(address)]).toEqual([address, true]);
+    for (const address of ['93.184.216.34', '2606:2800:220:1::1', '8.8.8.8'])
+      expect([address, isPrivateAddress(address)]).toEqual([address, false]);
+  });
 
   it('lists and removes subscriptions (the owner too)', async () => {
     const listed = (await owner().get('/api/v2.6/applications/other/webhooks').expect(200)).body;

@@ -95,22 +95,29 @@ export class EventRepository {
     );
   }
 
+  /** Every instance's id, for the sweep to go through one instance at a time. */
+  async instanceIds(): Promise<string[]> {
+    return (await this.sql.prepared<{ id: string }>(`SELECT "id" FROM "Instance" ORDER BY "id"`, [])).map((row) => row.id);
+  }
+
   /**
-   * Removes reads and events older than `before`, at most `limit` of each per call (the sweep job calls
-   * again while it removes a full batch). Events are the outbox too: a webhook or stream further behind
-   * than the retention starts again at the oldest kept.
+   * Removes the instance's reads and events older than `before`, at most `limit` of each per call (the
+   * sweep calls again while it removes a full batch). Events are the outbox too: a webhook or stream
+   * further behind than the retention starts again at the oldest kept.
    */
-  async sweep(before: Date, limit: number): Promise<number> {
+  async sweep(instanceId: string, before: Date, limit: number): Promise<number> {
     const [row] = await this.sql.prepared<{ count: number }>(
       `WITH "oldReads" AS (
-         DELETE FROM "ReadActivity" r USING (SELECT "instanceId", "id" FROM "ReadActivity" WHERE "at" < $1::timestamptz LIMIT $2) o
-         WHERE r."instanceId" = o."instanceId" AND r."id" = o."id" RETURNING 1
+         DELETE FROM "ReadActivity" WHERE "instanceId" = $1::uuid AND "id" IN (
+           SELECT "id" FROM "ReadActivity" WHERE "instanceId" = $1::uuid AND "at" < $2::timestamptz LIMIT $3)
+         RETURNING "id"
        ), "oldEvents" AS (
-         DELETE FROM "Event" e USING (SELECT "instanceId", "seq" FROM "Event" WHERE "at" < $1::timestamptz LIMIT $2) o
-         WHERE e."instanceId" = o."instanceId" AND e."seq" = o."seq" RETURNING 1
+         DELETE FROM "Event" WHERE "instanceId" = $1::uuid AND "seq" IN (
+           SELECT "seq" FROM "Event" WHERE "instanceId" = $1::uuid AND "at" < $2::timestamptz LIMIT $3)
+         RETURNING "seq"
        )
-       SELECT ((SELECT count(*) FROM "oldReads") + (SELECT count(*) FROM "oldEvents"))::int AS "count"`,
-      [before, limit],
+       SELECT greatest((SELECT count(*) FROM "oldReads"), (SELECT count(*) FROM "oldEvents"))::int AS "count"`,
+      [instanceId, before, limit],
     );
     return row?.count ?? 0;
   }

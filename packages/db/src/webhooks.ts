@@ -25,8 +25,9 @@ export interface DueWebhook {
   id: string;
 }
 
-const COLUMNS = `"instanceId", "id", "appId", "url", "events", "namespaces", "deliveredSeq"::text AS "deliveredSeq", "state", "lastError", "failingSince", "createdAt"`;
+const COLUMNS = `"instanceId", "id", "appId", "url", "events", "namespaces", "deliveredSeq", "state", "lastError", "failingSince", "createdAt"`;
 
+/** pg hands int8 over as text. */
 type Row = Omit<Webhook, 'deliveredSeq'> & { deliveredSeq: string };
 const toWebhook = (row: Row): Webhook => ({ ...row, deliveredSeq: Number(row.deliveredSeq) });
 

@@ -6,15 +6,18 @@ import type { Logger } from '@pds/runtime';
 const EVERY_MS = 3600 * 1000;
 const BATCH = 5000;
 
-/** Removes what is older than the retention, batch after batch; the number removed. */
+/** Removes what is older than the retention, instance by instance, batch after batch; the number removed (at least). */
 export async function sweepActivity(events: EventRepository, retentionDays: number, now: Date): Promise<number> {
   const before = new Date(now.getTime() - retentionDays * 24 * 3600 * 1000);
   let total = 0;
-  for (;;) {
-    const removed = await events.sweep(before, BATCH);
-    total += removed;
-    if (removed < BATCH) return total;
+  for (const instanceId of await events.instanceIds()) {
+    for (;;) {
+      const removed = await events.sweep(instanceId, before, BATCH);
+      total += removed;
+      if (removed < BATCH) break;
+    }
   }
+  return total;
 }
 
 /** Sweeps at start and hourly after; returns what stops it. */
