@@ -5,6 +5,7 @@ import { BrandMark } from './icons';
 import { href, useRoute } from './router';
 import { adoptHandedToken, currentSession, endSession, onSessionChange } from './session';
 import './style.css';
+import { Activity } from './views/Activity';
 import { Apps } from './views/Apps';
 import { Data } from './views/Data';
 import { DataDebits, hasDataDebits } from './views/DataDebits';
@@ -61,6 +62,7 @@ function App() {
     ['data', 'Data', owner],
     ['data-debits', 'Data debits', owner && debits],
     ['users', 'Users', owner],
+    ['activity', 'Activity', owner],
     ['profile', 'Profile', owner],
   ];
   const content =
@@ -76,6 +78,8 @@ function App() {
       <DataDebits />
     ) : screen === 'users' && owner ? (
       <Users />
+    ) : screen === 'activity' && owner ? (
+      <Activity />
     ) : screen === 'profile' && owner ? (
       <Profile />
     ) : (

@@ -58,10 +58,10 @@ interface Received {
   at: number;
 }
 
-/** An SSE client on gateway B; `events` fills as they arrive. */
-async function stream(token: string, lastEventId?: string) {
+/** An SSE client on gateway B (or on another server); `events` fills as they arrive. */
+async function stream(token: string, lastEventId?: string, server: Server = b.server) {
   const events: Received[] = [];
-  const port = (b.server.address() as AddressInfo).port;
+  const port = (server.address() as AddressInfo).port;
   const headers: Record<string, string> = { Host: alice.address, 'X-Auth-Token': token };
   if (lastEventId) headers['Last-Event-ID'] = lastEventId;
   let buffered = '';
@@ -151,6 +151,22 @@ describe('the event stream', () => {
     await settle();
     expect(carols.events.map((e) => [e.data.type, e.data.object.namespace])).toEqual([['record.created', 'notes']]);
     carols.close();
+  });
+
+  it('streams through express alone too (the dispatcher hands it what it does not take)', async () => {
+    const server = http.createServer(b.gateway.express);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const live = await stream(alice.token, undefined, server);
+      await settle();
+      await as(alice).post('/api/v2.6/data/notes/items').send({ via: 'express' }).expect(201);
+      await until(() => live.events.length === 1);
+      expect(live.events[0]!.data.type).toBe('record.created');
+      live.close();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('refuses a stream without a token', async () => {

@@ -30,7 +30,11 @@ export class EventFeed {
       this.watched.set(instanceId, entry);
     }
     entry.wakes.add(wake);
-    this.timer ??= setInterval(() => void this.tick(), this.tickMs);
+    if (!this.timer) {
+      this.timer = setInterval(() => void this.tick(), this.tickMs);
+      // Open streams keep the process serving; the timer alone must not.
+      this.timer.unref();
+    }
     return () => {
       entry.wakes.delete(wake);
       if (entry.wakes.size === 0) this.watched.delete(instanceId);
