@@ -89,7 +89,7 @@ export function Apps() {
                 </div>
               </div>
               {app.description ? <p class="card-text">{app.description}</p> : null}
-              <AppWebhooks appId={app.id} />
+              {app.status === 'not set up' ? null : <AppWebhooks appId={app.id} />}
               <div class="actions card-actions">
                 <button type="button" class={next.action === 'setup' ? undefined : 'secondary'} onClick={() => void act(app, next.action)}>
                   {next.label} {app.name}
