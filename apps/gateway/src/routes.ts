@@ -26,6 +26,8 @@ import type { FileService } from './files/service';
 import { withOlderPrefixes } from './hat/legacy-prefixes';
 import type { ProfileService } from './hat/profile';
 import { hatRoutes } from './hat/routes';
+import type { ClosingService } from './instances/closing';
+import { closingRoutes } from './instances/closing-routes';
 import type { InstanceRegistry } from './instances/registry';
 import { gatewayOpenApi } from './openapi';
 import type { GatewayRoute } from './route';
@@ -50,6 +52,7 @@ export interface RouteServices {
   files: FileService;
   archives: ArchiveService;
   users: UserService;
+  closing: ClosingService;
   apps: ApplicationService;
   push: DexPushService;
   data: DataService;
@@ -70,6 +73,7 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...authRoutes(s.auth, s.logins, s.pages),
     ...(s.localStore ? blobRoutes(s.localStore, s.files) : []),
     ...userRoutes(s.users),
+    ...closingRoutes(s.closing),
     ...applicationRoutes(s.apps, s.push),
     ...dataRoutes(s.data),
     ...dataGrantRoutes(s.grants),
