@@ -1,4 +1,5 @@
-// The instance console: log in, then files, apps, data, data debits, users and the public profile; #/hatlogin for apps.
+// The instance console: log in, then files, apps, data, data debits, users and the public profile (and,
+// from it, closing the instance); #/hatlogin for apps.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { BrandMark } from './icons';
@@ -6,6 +7,7 @@ import { href, useRoute } from './router';
 import { adoptHandedToken, currentSession, endSession, onSessionChange } from './session';
 import './style.css';
 import { Apps } from './views/Apps';
+import { CloseInstance, Closing, closeState, type CloseState } from './views/CloseInstance';
 import { Data } from './views/Data';
 import { DataDebits, hasDataDebits } from './views/DataDebits';
 import { FileDetails } from './views/FileDetails';
@@ -36,6 +38,12 @@ function App() {
   useEffect(() => {
     if (owner) void hasDataDebits().then(setDebits);
   }, [owner]);
+  // A closing instance answers its owner only on the closing screen (everything else is 410).
+  const [closing, setClosing] = useState<CloseState | null>(null);
+  useEffect(() => {
+    setClosing(null);
+    if (owner) void closeState().then((state) => setClosing(state?.state === 'closing' ? state : null));
+  }, [owner]);
   // The phone's menu closes once a screen is chosen.
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [route]);
@@ -51,6 +59,14 @@ function App() {
     return (
       <main id="main" class="narrow">
         <Login />
+      </main>
+    );
+  }
+
+  if (closing) {
+    return (
+      <main id="main" class="narrow">
+        <Closing state={closing} onCancelled={() => setClosing(null)} />
       </main>
     );
   }
@@ -78,6 +94,8 @@ function App() {
       <Users />
     ) : screen === 'profile' && owner ? (
       <Profile />
+    ) : screen === 'close' && owner ? (
+      <CloseInstance onClosed={setClosing} />
     ) : (
       <p>
         Nothing here. <a href={href('files')}>Go to your files</a>.
