@@ -35,14 +35,17 @@ function App() {
   const [screen = 'files', ...rest] = route.path;
   const owner = session?.scope === 'owner';
   const [debits, setDebits] = useState(false);
+  // A closing instance answers its owner only on the closing screen (everything else is 410), so an
+  // owner's screens wait for its state (undefined: not known yet).
+  const [closing, setClosing] = useState<CloseState | null | undefined>(undefined);
   useEffect(() => {
-    if (owner) void hasDataDebits().then(setDebits);
-  }, [owner]);
-  // A closing instance answers its owner only on the closing screen (everything else is 410).
-  const [closing, setClosing] = useState<CloseState | null>(null);
-  useEffect(() => {
-    setClosing(null);
-    if (owner) void closeState().then((state) => setClosing(state?.state === 'closing' ? state : null));
+    setClosing(owner ? undefined : null);
+    if (!owner) return;
+    void closeState().then((state) => {
+      const now = state?.state === 'closing' ? state : null;
+      setClosing(now);
+      if (!now) void hasDataDebits().then(setDebits);
+    });
   }, [owner]);
   // The phone's menu closes once a screen is chosen.
   const [menuOpen, setMenuOpen] = useState(false);
@@ -63,10 +66,15 @@ function App() {
     );
   }
 
+  if (closing === undefined) return <main id="main" class="narrow" />;
   if (closing) {
+    const cancelled = () => {
+      setClosing(null);
+      location.hash = href('files');
+    };
     return (
       <main id="main" class="narrow">
-        <Closing state={closing} onCancelled={() => setClosing(null)} />
+        <Closing state={closing} onCancelled={cancelled} />
       </main>
     );
   }

@@ -67,12 +67,14 @@ export function CloseInstance({ onClosed }: { onClosed(state: CloseState): void 
           data will be erased after the grace period
         </label>
         <Status {...status} />
-        <button type="submit" class="danger" disabled={!understood || !password || busy}>
-          Close my instance
-        </button>{' '}
-        <a class="button secondary" href={href('profile')}>
-          Keep it
-        </a>
+        <div class="actions">
+          <button type="submit" class="danger" disabled={!understood || !password || busy}>
+            Close my instance
+          </button>
+          <a class="button secondary" href={href('profile')}>
+            Keep it
+          </a>
+        </div>
       </form>
     </section>
   );
@@ -100,12 +102,14 @@ export function Closing({ state, onCancelled }: { state: CloseState; onCancelled
         <p>Changed your mind? Cancel before then and everything works again, for you, your apps and the people you shared with.</p>
       </div>
       <Status {...status} />
-      <button type="button" onClick={() => void cancel()}>
-        Cancel closing, keep my instance
-      </button>{' '}
-      <button type="button" class="secondary" onClick={endSession}>
-        Log out
-      </button>
+      <div class="actions">
+        <button type="button" onClick={() => void cancel()}>
+          Cancel closing, keep my instance
+        </button>
+        <button type="button" class="secondary" onClick={endSession}>
+          Log out
+        </button>
+      </div>
     </section>
   );
 }
