@@ -1,7 +1,15 @@
-// Runs the gateway's jobs (dex registration, upload sweep, thumbnails) until `close()`. It holds the gateway
+// Runs the gateway's jobs (dex registration, upload sweep, thumbnails, exports and imports) until `close()`. It holds the gateway
 // database and blob store only: dex's database and key belong to dex's worker.
 import type { GatewayWorkerConfig } from '@pds/config';
-import { createGatewayDb, databaseChecks, disconnectOnFailure, FileRepository, GatewayDexStateRepository, poolUse } from '@pds/db';
+import {
+  createGatewayDb,
+  databaseChecks,
+  disconnectOnFailure,
+  FileRepository,
+  GatewayDexStateRepository,
+  PortabilityRepository,
+  poolUse,
+} from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import {
   blockingRedis,
@@ -10,11 +18,15 @@ import {
   QUEUE_NAMES,
   reconcileEvery,
   runQueue,
+  scheduleExportSweep,
   scheduleUploadSweep,
   startJobProcess,
 } from '@pds/queue';
 import { createBlobStore, LocalBlobStore, objectKey, removeOrphans, S3BlobStore, type BlobStore } from '@pds/storage';
 import { dexRegistrationProcessor } from './jobs/dex-registration';
+import { exportArchiveProcessor } from './jobs/export-archive';
+import { exportSweepProcessor } from './jobs/export-sweep';
+import { importArchiveProcessor } from './jobs/import-archive';
 import { requeuePendingRegistrations } from './jobs/reconcile';
 import { thumbnailProcessor } from './jobs/thumbnail';
 import { uploadSweepProcessor } from './jobs/upload-sweep';
@@ -33,6 +45,9 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const states = new GatewayDexStateRepository(db);
   const files = new FileRepository(db);
   const clock = () => new Date();
+  const portability = new PortabilityRepository(db);
+  const ttlHours = config.EXPORT_TTL_HOURS;
+  const maxFileBytes = config.MAX_UPLOAD_BYTES;
 
   const workers = [
     runQueue(QUEUE_NAMES.dexRegistration, dexRegistrationProcessor({ dexUrl: config.DEX_URL, states }), queue, logger),
@@ -51,6 +66,21 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     ),
     // Two at a time: decoding an image takes a core for a moment.
     runQueue(QUEUE_NAMES.thumbnail, thumbnailProcessor({ files, store }), queue, logger, 2),
+    // One at a time each: an export or import streams a whole instance, and two would only share the disk.
+    runQueue(QUEUE_NAMES.exportArchive, exportArchiveProcessor({ repository: portability, store, clock, ttlHours }), queue, logger, 1),
+    runQueue(
+      QUEUE_NAMES.importArchive,
+      importArchiveProcessor({
+        repository: portability,
+        store,
+        clock,
+        limits: { maxFileBytes, maxTotalBytes: 4 * config.IMPORT_MAX_BYTES },
+      }),
+      queue,
+      logger,
+      1,
+    ),
+    runQueue(QUEUE_NAMES.exportSweep, exportSweepProcessor({ repository: portability, store, clock, ttlHours }), queue, logger, 1),
   ];
   const registration = dexRegistrationProducer(queue);
   // Producers of the queues: the registration requeue, and the depth metrics.
@@ -68,6 +98,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     graceMs,
     begin: async () => {
       await scheduleUploadSweep(queue, UPLOAD_SWEEP_EVERY_MS);
+      await scheduleExportSweep(queue, UPLOAD_SWEEP_EVERY_MS);
       await requeuePendingRegistrations(states, registration, logger);
       const metrics = await startMetrics('gateway-worker', config);
       metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue]);
