@@ -31,8 +31,8 @@ export interface JobProgress {
   progress: number;
 }
 
-const JOB_COLUMNS = `"instanceId", "id", "kind", "status", "bytes"::text AS "bytes", "files", "records", "progress", "result",
-  "createdAt", "finishedAt", "expiresAt"`;
+/** Columns only (RETURNING computes nothing, for Citus); pg hands "bytes" (int8) over as a string. */
+const JOB_COLUMNS = `"instanceId", "id", "kind", "status", "bytes", "files", "records", "progress", "result", "createdAt", "finishedAt", "expiresAt"`;
 
 /** Rows of the export's reads, as the database holds them (ids, not usernames: the gateway maps them). */
 export interface UserExportRow {
@@ -223,7 +223,7 @@ export class PortabilityRepository {
   /** Ready exports past their expiry and failed or abandoned jobs older than `staleBefore`, with their instance address. */
   expired(now: Date, staleBefore: Date, limit: number): Promise<(PortabilityJobRow & { address: string })[]> {
     return this.sql.prepared(
-      `SELECT j."instanceId", j."id", j."kind", j."status", j."bytes"::text AS "bytes", j."files", j."records", j."progress",
+      `SELECT j."instanceId", j."id", j."kind", j."status", j."bytes", j."files", j."records", j."progress",
         j."result", j."createdAt", j."finishedAt", j."expiresAt", i."address"
       FROM "PortabilityJob" j JOIN "Instance" i ON i."id" = j."instanceId"
       WHERE (j."status" = 'ready' AND j."expiresAt" < $1::timestamptz)
