@@ -1,8 +1,9 @@
 // An instance taken out and put into another cluster, on both stores, as clients see it: instance A (files,
-// one of 64 MiB, shared and public; records linked across namespaces; a bundle and a debit; an app; a second
-// user) is exported by the worker's job, downloaded through the signed address, uploaded as an import into
-// an empty instance of cluster B (its own database, store and keys), and B answers the same through the
-// API. The archive holds no secret. Damaged, cut, newer-version archives and a non-empty target are
+// one of 64 MiB, shared and public; records linked across namespaces; a bundle and a debit; an app pushed
+// with dex's signature and set up; a second user) is exported by the worker's job, downloaded through the
+// signed address, uploaded as an import into an empty instance of cluster B (its own gateway, dex, worker,
+// database and store; the instance registered at B's dex with its own keys), and B answers the same through
+// the API. The archive holds no secret. Damaged, cut, newer-version archives and a non-empty target are
 // refused with a report, and B is unchanged.
 import { createHash, randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
@@ -13,9 +14,11 @@ import { createLogger } from '@pds/runtime';
 import { blockingRedis, QUEUE_NAMES, runQueue } from '@pds/queue';
 import { exportArchiveProcessor } from '../src/jobs/export-archive';
 import { importArchiveProcessor } from '../src/jobs/import-archive';
+import { startTestCluster, type TestCluster } from '../../../test/support/dex';
 import { eventually } from '../../../test/support/eventually';
 import { addUser, callerRequests, requireEnv, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { call, getBytes, putBytes, startFilesGateway, STORES, uploadFile, type As } from './files-support';
+import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
+import { call, getBytes, putBytes, storeEnv, STORES, uploadFile, type As } from './files-support';
 import { edited } from './portability-fixtures';
 
 const MiB = 1024 * 1024;
@@ -128,18 +131,29 @@ function unaccepted(value: Record<string, unknown>): Record<string, unknown> {
 describe.each(STORES)('export and import on the %s store', (store) => {
   let a: TestGateway;
   let b: TestGateway;
+  let cluster: TestCluster;
   let workers: Worker[];
   let alice: SignedUp;
   let bob: { userId: string; token: string };
   let carol: SignedUp;
+  let appToken: string;
   let archive: Buffer;
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([startFilesGateway(store), startFilesGateway(store)]);
-    workers = [...runJobs(a), ...runJobs(b)];
+    const started = await startGatewayWithDex(storeEnv(store));
+    a = started.gw;
+    // B runs its own worker (the import job among its jobs), as a cluster does.
+    cluster = await startTestCluster({ gatewayEnv: storeEnv(store) });
+    b = cluster.gw;
+    workers = runJobs(a);
     alice = await signUp(a.app, 'alice');
     bob = await addUser(a.app, alice, 'bob');
     carol = await signUp(b.app, 'carol');
+    // The importing instance is B's own: its keys, registered at B's dex.
+    await eventually(async () => {
+      const rows = await b.db.pool.query<{ dexState: string }>(`SELECT "dexState" FROM "Instance" WHERE "address" = $1`, [carol.address]);
+      return rows.rows[0]?.dexState === 'registered';
+    }, 30_000);
     const owner: As = { address: alice.address, token: alice.token };
 
     const large = await uploadFile(a, owner, { name: 'film.mov', source: 'camera', tags: ['big'] }, randomBytes(LARGE));
@@ -182,36 +196,42 @@ describe.each(STORES)('export and import on the %s store', (store) => {
       });
     expect(debit.status).toBe(201);
     expect((await api(a, alice).get('/api/v2.6/data-debit/reader/enable')).status).toBe(200);
-    // An app as dex pushed it and the owner set it up (the push itself is apps-push.test.ts's).
-    await a.db.pool.query(
-      `INSERT INTO "Application" ("instanceId", "appId", "record", "version", "receivedAt", "setup", "enabled", "setupVersion")
-      SELECT "instanceId", 'notes-app', '{"title":"Notes"}'::jsonb, 2, now(), true, true, 2 FROM "User" WHERE "id" = $1::uuid`,
-      [alice.userId],
+    // An app pushed with dex's signature and set up by the owner; it writes a record of its own.
+    const notes = await installApp(a, started.dex, alice, appRecord('notes'));
+    appToken = notes.token;
+    expect((await callerRequests(a.app, notes, alice.address).post('/api/v2.6/data/notes/items').send({ text: 'by the app' })).status).toBe(
+      201,
     );
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.close()));
-    await Promise.all([a?.close(), b?.close()]);
+    await Promise.all([a?.close(), cluster?.close()]);
   });
 
   it('exports A, downloads it through the signed address, imports it into B, and B answers the same', async () => {
     archive = await exportOf(a, alice);
     const done = await importInto(b, carol, archive);
     expect(done).toMatchObject({ status: 'done', progress: 1 });
-    expect(done.counts).toMatchObject({ users: 2, apps: 1, bundles: 1, debits: 1, files: 4, records: 3 });
+    expect(done.counts).toMatchObject({ users: 3, apps: 1, bundles: 1, debits: 1, files: 4, records: 4 });
 
     const before = await view(a, alice, 'owner');
     const after = await view(b, carol, 'owner');
     expect(after.files.map((f) => f.fileId).sort()).toEqual(before.files.map((f) => f.fileId).sort());
     expect(after).toEqual(before);
     // Accounts come back disabled, and debits unaccepted: the owner approves them again on this cluster.
-    expect(after.accounts).toEqual([expect.objectContaining({ username: 'bob', kind: 'user' })]);
+    expect(after.accounts).toHaveLength(2);
+    expect(after.accounts).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ username: 'bob', kind: 'user' }),
+        expect.objectContaining({ kind: 'application' }),
+      ]),
+    );
     const bobOnB = ((await api(b, carol).get('/users/user')).body as { username: string; enabled: boolean }[]).find(
       (u) => u.username === 'bob',
     );
     expect(bobOnB?.enabled).toBe(false);
     const apps = await b.db.pool.query(`SELECT "appId", "setup", "enabled" FROM "Application"`);
-    expect(apps.rows).toEqual([{ appId: 'notes-app', setup: false, enabled: false }]);
+    expect(apps.rows).toEqual([{ appId: 'notes', setup: false, enabled: false }]);
     const terms = await b.db.pool.query(`SELECT "accepted" FROM "DataDebitPermission"`);
     expect(terms.rows).toEqual([{ accepted: false }]);
     // A later upload of a name already taken gets the next id, not a restored one.
@@ -232,7 +252,7 @@ describe.each(STORES)('export and import on the %s store', (store) => {
     );
     expect(secrets.rows.length).toBeGreaterThan(2);
     for (const { value } of secrets.rows) expect(tar.includes(Buffer.from(value))).toBe(false);
-    for (const token of [alice.token, bob.token]) expect(tar.includes(Buffer.from(token))).toBe(false);
+    for (const token of [alice.token, bob.token, appToken]) expect(tar.includes(Buffer.from(token))).toBe(false);
     expect(tar.includes(Buffer.from('PRIVATE KEY'))).toBe(false);
     expect(tar.includes(Buffer.from('passwordHash'))).toBe(false);
   });
