@@ -94,6 +94,13 @@ export class PrivateRedisCluster {
     throw new Error(`no master serves slot ${slot}`);
   }
 
+  /** The port of a node holding a client's pub/sub subscription (ioredis names that connection). */
+  subscribedNode(): number {
+    const node = this.ports.find(({ port }) => this.running(port) && this.cli(port, 'client', 'list').includes('(subscriber)'));
+    if (!node) throw new Error('no node holds a subscription');
+    return node.port;
+  }
+
   /** kill -9 of one node. */
   async kill(port: number): Promise<void> {
     const child = this.children.get(port);
@@ -128,7 +135,7 @@ export class PrivateRedisCluster {
     await waitForPort(port);
   }
 
-  /** Resolves once every running node sees the cluster as ok, with every slot served. */
+  /** Resolves once every running node sees the cluster as ok, with every slot served and every replica in sync. */
   async settled(timeoutMs = 20_000): Promise<void> {
     await eventually(
       async () =>
@@ -137,7 +144,10 @@ export class PrivateRedisCluster {
           .every(({ port }) => {
             try {
               const info = this.cli(port, 'cluster', 'info');
-              return info.includes('cluster_state:ok') && info.includes('cluster_slots_ok:16384');
+              // A replica that never synced with its master would not be allowed to replace it.
+              const replication = this.cli(port, 'info', 'replication');
+              const synced = replication.includes('role:master') || replication.includes('master_link_status:up');
+              return info.includes('cluster_state:ok') && info.includes('cluster_slots_ok:16384') && synced;
             } catch {
               return false; // still starting
             }
@@ -168,6 +178,36 @@ export class PrivateRedisCluster {
     return execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).trim();
   }
 }
+
+/** A private Redis a suite may take down, either kind: what its processes are given, and its outage. */
+export interface RedisUnderTest {
+  /** REDIS_URL or REDIS_CLUSTER_NODES. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+  /** Back, and answering every key. */
+  resume(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+/** The suites that run on both kinds of Redis: one server (the default deployment) and a cluster. */
+export const REDIS_KINDS = {
+  'one Redis server': async (): Promise<RedisUnderTest> => {
+    const redis = await PrivateRedis.start();
+    return { env: { REDIS_URL: redis.url }, stop: () => redis.stop(), resume: () => redis.resume(), destroy: () => redis.stop() };
+  },
+  'a Redis Cluster': async (): Promise<RedisUnderTest> => {
+    const cluster = await PrivateRedisCluster.start();
+    return {
+      env: { REDIS_CLUSTER_NODES: cluster.addresses.join(',') },
+      stop: () => cluster.stop(),
+      resume: async () => {
+        await cluster.resume();
+        await cluster.settled();
+      },
+      destroy: () => cluster.destroy(),
+    };
+  },
+};
 
 /**
  * A PostgreSQL 15 cluster (Debian's binaries, run as the `postgres` user) with trust auth on loopback.

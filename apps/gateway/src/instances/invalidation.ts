@@ -118,7 +118,8 @@ export class Invalidation {
         await this.publisher.publish(this.channel, text);
         return;
       } catch (error) {
-        if (!this.publisher.isCluster || Date.now() >= giveUpAt) {
+        // Worth another try only on a cluster that is still up (one node lost), never through an outage.
+        if (!this.publisher.isCluster || this.publisher.status !== 'ready' || Date.now() >= giveUpAt) {
           this.logger.warn({ err: error, message }, 'cache invalidation not published; other gateways fall back to short cache lifetimes');
           return;
         }
