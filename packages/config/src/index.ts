@@ -112,6 +112,8 @@ const base = z.object({
   REDIS_URL: z.url().optional(),
   /** A Redis Cluster instead of REDIS_URL: some of its nodes as `host:port,host:port,…` (the rest are discovered). */
   REDIS_CLUSTER_NODES: list.pipe(z.array(z.string().regex(/^[^\s:,]+:\d{1,5}$/, 'must be host:port')).min(1)).optional(),
+  /** The password of every node of REDIS_CLUSTER_NODES (their requirepass/masterauth), when they have one. */
+  REDIS_CLUSTER_PASSWORD: z.string().min(1).optional(),
   DATA_DIR: z.string().default('.data'),
   /** 32 bytes, hex or base64: encrypts instance private keys, dex's key and local blobs at rest. */
   MASTER_KEY: masterKey.optional(),

@@ -8,11 +8,11 @@ import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOption
 export type RedisClient = Redis | Cluster;
 
 /** Where Redis is: one server's URL, or some of a cluster's nodes (`host:port`; the rest are discovered). */
-export type RedisTarget = { url: string } | { clusterNodes: string[] };
+export type RedisTarget = { url: string } | { clusterNodes: string[]; password?: string };
 
 /** The target a process's configuration names; the configuration check guarantees exactly one is set. */
-export function redisTarget(config: { REDIS_URL?: string; REDIS_CLUSTER_NODES?: string[] }): RedisTarget {
-  if (config.REDIS_CLUSTER_NODES?.length) return { clusterNodes: config.REDIS_CLUSTER_NODES };
+export function redisTarget(config: { REDIS_URL?: string; REDIS_CLUSTER_NODES?: string[]; REDIS_CLUSTER_PASSWORD?: string }): RedisTarget {
+  if (config.REDIS_CLUSTER_NODES?.length) return { clusterNodes: config.REDIS_CLUSTER_NODES, password: config.REDIS_CLUSTER_PASSWORD };
   if (config.REDIS_URL) return { url: config.REDIS_URL };
   throw new Error('neither REDIS_URL nor REDIS_CLUSTER_NODES is set');
 }
@@ -31,13 +31,13 @@ const reconnectSoon = (attempt: number) => Math.min(attempt * 100, 1000);
 export function requestRedis(target: RedisTarget, options: RedisOptions = {}): RedisClient {
   const perCommand: RedisOptions = { commandTimeout: REQUEST_COMMAND_TIMEOUT_MS, connectTimeout: 1000, maxRetriesPerRequest: 1 };
   if ('url' in target) return new Redis(target.url, { enableOfflineQueue: false, retryStrategy: reconnectSoon, ...perCommand, ...options });
-  return connectCluster(target.clusterNodes, { enableOfflineQueue: false }, { ...perCommand, ...options });
+  return connectCluster(target, { enableOfflineQueue: false }, { ...perCommand, ...options });
 }
 
 /** For BullMQ workers and QueueEvents, which block on Redis: commands wait for the connection. */
 export function blockingRedis(target: RedisTarget, options: RedisOptions = {}): RedisClient {
   if ('url' in target) return new Redis(target.url, { maxRetriesPerRequest: null, retryStrategy: reconnectSoon, ...options });
-  return connectCluster(target.clusterNodes, {}, { maxRetriesPerRequest: null, ...options });
+  return connectCluster(target, {}, { maxRetriesPerRequest: null, ...options });
 }
 
 /**
@@ -45,16 +45,20 @@ export function blockingRedis(target: RedisTarget, options: RedisOptions = {}): 
  * (its `-node` event) and re-reads the slot map instead of reconnecting to it, which is how a
  * promoted replica is found after a failover. The cluster as a whole reconnects soon after an outage.
  */
-function connectCluster(nodes: string[], clusterOptions: ClusterOptions, redisOptions: RedisOptions): Cluster {
+function connectCluster(
+  target: { clusterNodes: string[]; password?: string },
+  clusterOptions: ClusterOptions,
+  redisOptions: RedisOptions,
+): Cluster {
   const { retryStrategy: _ignored, ...perNode } = redisOptions;
-  return new Cluster(nodes.map(clusterNode), {
+  return new Cluster(target.clusterNodes.map(clusterNode), {
     clusterRetryStrategy: reconnectSoon,
     // A failover takes the cluster ≈ 2 s: commands to the moving slots are retried meanwhile, each
     // still bounded by the caller's own timeout.
     retryDelayOnClusterDown: 200,
     retryDelayOnFailover: 200,
     ...clusterOptions,
-    redisOptions: perNode,
+    redisOptions: { password: target.password, ...perNode },
   });
 }
 
