@@ -156,7 +156,7 @@ PDS cluster running (Ctrl-C stops it)
       : ''
   }
   postgres  ${postgres.origin} ${redact(withDatabase(postgres.adminUrl, ''))}
-  redis     ${redis ? `${redis.origin} ${redis.url}` : `cluster ${config.REDIS_CLUSTER_NODES?.join(',')}`} (keys under ${config.QUEUE_PREFIX}:)
+  redis     ${redis ? `${redis.origin} ${redis.url} (keys under ${config.QUEUE_PREFIX}:)` : `cluster ${config.REDIS_CLUSTER_NODES?.join(',')} (keys under ${config.QUEUE_PREFIX}: and {${config.QUEUE_PREFIX}}:)`}
   data      ${dataDir} (files: ${config.STORAGE})
 
 Sign up an instance:
