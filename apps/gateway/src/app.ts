@@ -3,7 +3,7 @@
 // their own.
 import type { RequestListener } from 'node:http';
 import type { Express, Request } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@pds/queue';
 import { instanceUrl, type Config } from '@pds/config';
 import {
   ApplicationRepository,
@@ -61,7 +61,7 @@ import { UserService } from './users/service';
 export interface GatewayDeps {
   config: Config;
   db: GatewayDb;
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   masterKey: Buffer;
   dexRegistration: DexRegistrationQueue;
@@ -79,7 +79,7 @@ export interface GatewayDeps {
    * hear of changed instances and accounts. Without it nothing is heard, so cached instances and
    * accounts are trusted for one second only.
    */
-  subscriber?: Redis;
+  subscriber?: RedisClient;
   /** Dex's public key for app pushes; by default fetched from `${DEX_URL}/publickey`. */
   dexKeys?: DexKeySource;
   /** Request and cache metrics (served on METRICS_PORT by server.ts); none in tests that do not ask. */
