@@ -109,6 +109,10 @@ const base = z.object({
   DATABASE_URL: z.url().optional(),
   DEX_DATABASE_URL: z.url().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  /** A streaming replica of DATABASE_URL for the reads that tolerate lag (search, listings, bundles); optional. */
+  DATABASE_REPLICA_URL: z.url().optional(),
+  /** Seconds an instance's lag-tolerant reads stay on the primary after one of its writes (read-your-writes). */
+  DATABASE_REPLICA_WINDOW: seconds.default(2),
   REDIS_URL: z.url().optional(),
   DATA_DIR: z.string().default('.data'),
   /** 32 bytes, hex or base64: encrypts instance private keys, dex's key and local blobs at rest. */
