@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Measurer } from './bench/measure';
 import { measureMixed } from './bench/mixed';
+import { measureScale, scaleMarkdown } from './bench/scale';
 import { benchOptions, CONNECTIONS, MIXED_CONNECTIONS, SEARCH_CONNECTIONS, type BenchOptions } from './bench/options';
 import { markdownReport, type Report } from './bench/report';
 import { HELLO, measureRoute, routeSpecs } from './bench/routes';
@@ -69,7 +70,9 @@ async function measureAll(stack: Stack, options: BenchOptions): Promise<Report> 
   await measureRoutes(stack, measurer, options, report);
   if (options.wanted('spread')) {
     log(`file GET over ${stack.spread.length} instances vs one instance`);
-    Object.assign(report, await measureSpread(stack, measurer, log));
+    const target = { port: stack.product.direct, pid: stack.product.pid };
+    const instances = stack.spread.map((s) => ({ ...s, fileId: 'one.txt' }));
+    Object.assign(report, await measureSpread(target, instances, measurer, log));
   }
   if (options.wanted('mixed')) {
     log('mixed traffic through nginx');
@@ -104,6 +107,19 @@ function keepLogs(workDir: string): void {
   }
 }
 
+/** `--only scale`: its own database and gateways; bench-results/scale-<time>.json and .md. */
+async function runScale(options: BenchOptions, workDir: string, teardown: Teardown): Promise<void> {
+  const figure = await measureScale(workDir, new Measurer(workDir, options.settings), teardown, log);
+  const markdown = scaleMarkdown(figure, emptyReport(options).machine);
+  const outDir = path.resolve(__dirname, '..', 'bench-results');
+  mkdirSync(outDir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  writeFileSync(path.join(outDir, `scale-${stamp}.json`), JSON.stringify(figure, null, 2));
+  writeFileSync(path.join(outDir, `scale-${stamp}.md`), markdown);
+  console.log(markdown);
+  console.log(`\nwritten: bench-results/scale-${stamp}.json and .md`);
+}
+
 async function main(): Promise<void> {
   const options = benchOptions(process.argv);
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'pds-bench-'));
@@ -113,6 +129,7 @@ async function main(): Promise<void> {
     rmSync(workDir, { recursive: true, force: true });
   });
   try {
+    if (options.scaleOnly) return await runScale(options, workDir, teardown);
     const report = await measureAll(await startStack(workDir, options.settings, teardown, log), options);
     writeReport(report);
     if (report.sanity && report.sanity.fasterThanHello.length > 0) throw new Error('the sanity check failed: see the report');
