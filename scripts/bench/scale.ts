@@ -41,6 +41,7 @@ interface TableSize {
 
 export interface ScaleFigure {
   scale: number;
+  sharedBuffers: string;
   shape: ScaleShape;
   activeInstances: number;
   loadSeconds: Record<string, number>;
@@ -75,6 +76,24 @@ async function sizes(url: string): Promise<TableSize[]> {
   } finally {
     await db.end();
   }
+}
+
+/**
+ * A PostgreSQL of its own (embedded, in the work folder) unless BENCH_SCALE_DATABASE_URL names a server:
+ * gigabytes of rows do not belong on a shared development server. Its shared_buffers is raised as a
+ * provider would (BENCH_SCALE_SHARED_BUFFERS, 1GB; the embedded default of 128MB holds little of the
+ * active instances' index pages) and takes effect on a restart.
+ */
+async function scalePostgres(workDir: string, sharedBuffers: string) {
+  const options = { configuredUrl: process.env.BENCH_SCALE_DATABASE_URL, dataDir: path.join(workDir, 'pg'), embedded: true };
+  const first = await ensurePostgres(options);
+  if (first.origin !== 'embedded') return first;
+  const admin = new pg.Client({ connectionString: first.adminUrl });
+  await admin.connect();
+  await admin.query(`ALTER SYSTEM SET shared_buffers = ${pg.escapeLiteral(sharedBuffers)}`);
+  await admin.end();
+  await first.stop();
+  return ensurePostgres(options);
 }
 
 /** What the bench needs of one loaded instance: a file GET as its owner. */
@@ -112,15 +131,10 @@ export async function measureScale(
 ): Promise<ScaleFigure> {
   const scale = Number(process.env.BENCH_SCALE ?? '1');
   const { shape, active } = scaleShape(scale);
-  // A PostgreSQL of its own (embedded, in the work folder) unless BENCH_SCALE_DATABASE_URL names a server:
-  // gigabytes of rows do not belong on a shared development server.
+  const sharedBuffers = process.env.BENCH_SCALE_SHARED_BUFFERS ?? '1GB';
   // The embedded server runs as the postgres user, who must reach its folder inside the work folder.
   chmodSync(workDir, 0o711);
-  const postgres = await ensurePostgres({
-    configuredUrl: process.env.BENCH_SCALE_DATABASE_URL,
-    dataDir: path.join(workDir, 'pg'),
-    embedded: true,
-  });
+  const postgres = await scalePostgres(workDir, sharedBuffers);
   teardown.add(() => postgres.stop());
   const redis = await ensureRedis(process.env.REDIS_URL);
   teardown.add(() => redis.stop());
@@ -220,6 +234,7 @@ export async function measureScale(
   const signupSeconds = await signUps(big.port);
   return {
     scale,
+    sharedBuffers: process.env.BENCH_SCALE_DATABASE_URL ? 'as configured' : sharedBuffers,
     shape,
     activeInstances: active,
     loadSeconds,
@@ -244,7 +259,7 @@ export function scaleMarkdown(s: ScaleFigure, machine: string): string {
   const lines = [
     `# pnpm bench --only scale (BENCH_SCALE=${s.scale}): ${new Date().toISOString()}`,
     '',
-    `${machine}. Loaded by COPY into one PostgreSQL: ${int(shape.instances)} instances, ${int(shape.files)} files (${int(shape.bigFiles)} in one instance), ${int(shape.records)} records, in ${ms(s.loadSeconds.total ?? 0)} s.`,
+    `${machine}. Loaded by COPY into one PostgreSQL (shared_buffers ${s.sharedBuffers}): ${int(shape.instances)} instances, ${int(shape.files)} files (${int(shape.bigFiles)} in one instance), ${int(shape.records)} records, in ${ms(s.loadSeconds.total ?? 0)} s.`,
     '',
     '| figure | value | target | met |',
     '|---|---|---|---|',
