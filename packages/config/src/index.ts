@@ -109,6 +109,10 @@ const base = z.object({
   DATABASE_URL: z.url().optional(),
   DEX_DATABASE_URL: z.url().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  /** A streaming replica of DATABASE_URL for the reads that tolerate lag (search, listings, bundles); optional. */
+  DATABASE_REPLICA_URL: z.url().optional(),
+  /** Seconds an instance's lag-tolerant reads stay on the primary after one of its writes (read-your-writes). */
+  DATABASE_REPLICA_WINDOW: seconds.default(2),
   REDIS_URL: z.url().optional(),
   /** A Redis Cluster instead of REDIS_URL: some of its nodes as `host:port,host:port,…` (the rest are discovered). */
   REDIS_CLUSTER_NODES: list.pipe(z.array(z.string().regex(/^[^\s:,]+:\d{1,5}$/, 'must be host:port')).min(1)).optional(),
