@@ -3,7 +3,7 @@
 // their own.
 import type { RequestListener } from 'node:http';
 import type { Express, Request } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@pds/queue';
 import { instanceUrl, type Config } from '@pds/config';
 import {
   ApplicationRepository,
@@ -16,7 +16,9 @@ import {
   EventRepository,
   FileRepository,
   InstanceAdminRepository,
+  PortabilityRepository,
   InstanceRepository,
+  ReadRouting,
   UserRepository,
   WebhookRepository,
   type GatewayDb,
@@ -52,8 +54,11 @@ import { ArchiveService } from './files/archive';
 import { RedisArchiveSelections } from './files/archive-selections';
 import { FileService } from './files/service';
 import { ProfileService } from './hat/profile';
+import { PortabilityService, type PortabilityQueues } from './portability/service';
 import type { ThumbnailQueue } from './files/thumbnails';
+import { ClosingService } from './instances/closing';
 import { Invalidation } from './instances/invalidation';
+import { SharedRecentWrites } from './instances/recent-writes';
 import { InstanceRegistry } from './instances/registry';
 import { addressOfHost } from './instances/tenancy';
 import { GatewayPipeline } from './pipeline';
@@ -66,12 +71,14 @@ import { UserService } from './users/service';
 export interface GatewayDeps {
   config: Config;
   db: GatewayDb;
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   masterKey: Buffer;
   dexRegistration: DexRegistrationQueue;
   /** Where completed images are sent for a thumbnail (the worker makes them); without it none are made. */
   thumbnails?: ThumbnailQueue;
+  /** Where export and import jobs are asked for (the worker runs them); without them neither starts (503). */
+  portability?: PortabilityQueues;
   /** Where file bytes live (local disk or S3); see @pds/storage. */
   blobStore: BlobStore;
   clock?: Clock;
@@ -82,7 +89,7 @@ export interface GatewayDeps {
    * hear of changed instances and accounts. Without it nothing is heard, so cached instances and
    * accounts are trusted for one second only.
    */
-  subscriber?: Redis;
+  subscriber?: RedisClient;
   /** Dex's public key for app pushes; by default fetched from `${DEX_URL}/publickey`. */
   dexKeys?: DexKeySource;
   /** Request and cache metrics (served on METRICS_PORT by server.ts); none in tests that do not ask. */
@@ -116,13 +123,18 @@ export function createApp(deps: GatewayDeps): Gateway {
   const invalidation = new Invalidation(deps.redis, deps.subscriber, `${redisPrefix}:invalidate`, logger);
   const accountsChanged = (instanceId: string) => invalidation.publish({ kind: 'accounts', instanceId });
 
+  // Searches, listings and bundles read a replica when there is one (DATABASE_REPLICA_URL), except
+  // right after a write of the same instance.
+  const windowMs = config.DATABASE_REPLICA_WINDOW * 1000;
+  const reads = new ReadRouting(db, db.replica && new SharedRecentWrites(deps.redis, `${redisPrefix}:replica`, windowMs, logger));
+
   // Every repository, once.
   const instances = new InstanceRepository(db);
   const users = new UserRepository(db, accountsChanged);
   const applications = new ApplicationRepository(db, accountsChanged);
-  const files = new FileRepository(db);
-  const records = new DataRecordRepository(db);
-  const changes = new DataChangeRepository(db);
+  const files = new FileRepository(db, reads);
+  const records = new DataRecordRepository(db, reads);
+  const changes = new DataChangeRepository(db, reads);
   const grants = new DataGrantRepository(db);
 
   const accounts = new AccountCache(users, applications, invalidation, { stats: deps.metrics?.cache('accounts') });
@@ -136,14 +148,12 @@ export function createApp(deps: GatewayDeps): Gateway {
     (tenant) => registry.signingKeys(tenant),
     (instanceId, at) => instances.touchActivity(instanceId, at),
   );
-  const logins = new LoginService(
-    auth,
-    new RateLimit(deps.redis, {
-      points: config.LOGIN_RATE_LIMIT,
-      durationSeconds: config.LOGIN_RATE_WINDOW,
-      keyPrefix: `${redisPrefix}:login`,
-    }),
-  );
+  const loginLimit = new RateLimit(deps.redis, {
+    points: config.LOGIN_RATE_LIMIT,
+    durationSeconds: config.LOGIN_RATE_WINDOW,
+    keyPrefix: `${redisPrefix}:login`,
+  });
+  const logins = new LoginService(auth, loginLimit);
   const signupLimit = new RateLimit(deps.redis, {
     points: config.SIGNUP_RATE_LIMIT,
     durationSeconds: config.SIGNUP_RATE_WINDOW,
@@ -160,7 +170,7 @@ export function createApp(deps: GatewayDeps): Gateway {
   });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
   const dataAccess = new DataAccessPolicy(grants);
-  const bundles = new BundleService(new DataBundleRepository(db));
+  const bundles = new BundleService(new DataBundleRepository(db, reads));
   const debits = new DebitService(bundles, new DataDebitRepository(db), users, dataAccess, clock);
   const apps = new ApplicationService(applications, users, debits, changes, auth);
   const push = new DexPushService(applications, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock);
@@ -184,7 +194,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     baseUrl: (address) => instanceUrl(config, address),
   });
   const events = new EventRepository(db);
-  const reads = new ReadLog(events, logger);
+  const readLog = new ReadLog(events, logger);
   const feed = new EventFeed(events, logger);
   const streams = new EventStreams({
     events,
@@ -192,6 +202,24 @@ export function createApp(deps: GatewayDeps): Gateway {
     feed,
     logger,
     heartbeatMs: config.EVENTS_HEARTBEAT * 1000,
+  });
+  const instanceAdmin = new InstanceAdminRepository(db);
+  const closing = new ClosingService({
+    instances: instanceAdmin,
+    registry,
+    users,
+    passwordLimit: loginLimit,
+    clock,
+    graceDays: config.INSTANCE_CLOSE_GRACE_DAYS,
+  });
+  const portability = new PortabilityService({
+    repository: new PortabilityRepository(db),
+    store: deps.blobStore,
+    queues: deps.portability,
+    clock,
+    signedUrlTtl: config.SIGNED_URL_TTL,
+    importMaxBytes: config.IMPORT_MAX_BYTES,
+    baseUrl: (address) => instanceUrl(config, address),
   });
   const pages = consolePages(config, applications, trust, logger, async (address) => (await registry.resolve(address)) !== null);
 
@@ -207,7 +235,9 @@ export function createApp(deps: GatewayDeps): Gateway {
     localStore: deps.blobStore instanceof LocalBlobStore ? deps.blobStore : undefined,
     files: fileService,
     archives,
+    portability,
     users: new UserService(users),
+    closing,
     apps,
     push,
     data: new DataService(records, changes, dataAccess),
@@ -231,7 +261,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     clusterDomain: config.CLUSTER_DOMAIN,
     pages: pages !== undefined,
     verifyDexToken: (tenant, token) => push.verifyToken(tenant, token),
-    reads,
+    reads: readLog,
   });
 
   const app = createBaseApp(logger, { metrics: deps.metrics });
@@ -252,11 +282,10 @@ export function createApp(deps: GatewayDeps): Gateway {
 
   const dispatcher = createDispatcher({ routes, pipeline, fallback: app, logger, metrics: deps.metrics });
 
-  const instanceAdmin = new InstanceAdminRepository(db);
   if (deps.metrics) clusterTotals(deps.metrics, instanceAdmin);
   const quotas = { bytes: config.QUOTA_BYTES, recordsBytes: config.QUOTA_RECORDS_BYTES };
   const admin = config.ADMIN_TOKEN
-    ? createAdminApp(new AdminService(instanceAdmin, registry, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
+    ? createAdminApp(new AdminService(instanceAdmin, registry, closing, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
     : undefined;
   const endStreams = () => {
     streams.endAll();
@@ -264,7 +293,7 @@ export function createApp(deps: GatewayDeps): Gateway {
   };
   const close = async () => {
     endStreams();
-    await reads.close();
+    await readLog.close();
   };
   return { app: dispatcher, express: app, routes, admin, registry, auth, signup, endStreams, close };
 

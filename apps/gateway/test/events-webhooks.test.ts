@@ -79,7 +79,7 @@ afterAll(async () => {
 /** The gateway worker's delivery, in this process, over the test gateway's database and queue prefix. */
 function startDelivery(): () => Promise<void> {
   const db = createGatewayDb(gw.databaseUrl, { max: 3 });
-  const connection = blockingRedis(requireEnv('TEST_REDIS_URL'));
+  const connection = blockingRedis({ url: requireEnv('TEST_REDIS_URL') });
   const delivery = webhookDelivery(
     db,
     { connection, prefix: gw.redisPrefix },

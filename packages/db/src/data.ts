@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { DataAccess, DataGrant } from './generated/gateway/client';
 import { eventCtes, eventValues } from './outbox';
+import { ReadRouting } from './replica';
 import { isUuid, sqlOn, type Sql } from './sql';
 
 export interface StoredRecord {
@@ -56,7 +57,11 @@ export async function insertRows(sql: Sql, instanceId: string, userId: string, r
 export class DataRecordRepository {
   private readonly sql: Sql;
 
-  constructor(db: GatewayDb) {
+  /** `reads` learns of every write here (see ReadRouting). */
+  constructor(
+    db: GatewayDb,
+    private readonly reads = new ReadRouting(db),
+  ) {
     this.sql = sqlOn(db.pool);
   }
 
@@ -65,11 +70,14 @@ export class DataRecordRepository {
    * `userId` is the account that writes them: by id, only it (or the owner) may change them later.
    */
   async insert(instanceId: string, userId: string, namespace: string, endpoint: string, records: unknown[]): Promise<StoredRecord[]> {
-    const rows = await insertRows(
-      this.sql,
+    const rows = await this.reads.written(
       instanceId,
-      userId,
-      records.map((data) => ({ namespace, endpoint, data })),
+      insertRows(
+        this.sql,
+        instanceId,
+        userId,
+        records.map((data) => ({ namespace, endpoint, data })),
+      ),
     );
     return rows.map(({ recordId, data }) => ({ recordId, data }));
   }
@@ -103,7 +111,7 @@ export class DataRecordRepository {
 
   /** The number of records removed. */
   async deleteEndpoint(instanceId: string, namespace: string, endpoint: string): Promise<number> {
-    const [row] = await this.sql.prepared<{ count: number }>(
+    const remove = this.sql.prepared<{ count: number }>(
       `WITH "removed" AS (
          DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3
          RETURNING "recordId", "namespace", "endpoint"
@@ -112,6 +120,7 @@ export class DataRecordRepository {
        SELECT count(*)::int AS "count" FROM "removed"`,
       [instanceId, namespace, endpoint, ...eventValues()],
     );
+    const [row] = await this.reads.written(instanceId, remove);
     return row?.count ?? 0;
   }
 }

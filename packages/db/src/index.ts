@@ -1,6 +1,7 @@
 export * from './clients';
 export * from './instances';
 export * from './instance-admin';
+export * from './erasure';
 export * from './combinators';
 export { UserRepository, type Account, type AccountsChanged, type NewUser } from './users';
 export * from './files';
@@ -15,7 +16,9 @@ export * from './dex';
 export * from './key-rotation';
 export * from './migrations';
 export * from './readiness';
+export * from './replica';
 export { listenToStatements, postgresErrorCode, type StatementListener } from './sql';
 export { actingAs, currentActor, type Actor, type ActorKind } from './outbox';
 export * from './events';
 export * from './webhooks';
+export * from './portability';
