@@ -3,14 +3,11 @@
 // flow), the owner's own log-in still reads the grace date and cancels, and cancelling restores
 // everything with the tokens issued before. The erasure after the grace period: test/instance-purge.test.ts.
 import type { RequestListener } from 'node:http';
-import { Redis } from 'ioredis';
 import request from 'supertest';
-import { createGatewayDb } from '@pds/db';
-import { createLogger } from '@pds/runtime';
-import { createApp } from '@pds/gateway';
-import { requireEnv, type SignedUp } from '../../../test/support/gateway';
+import type { SignedUp } from '../../../test/support/gateway';
 import { useGateway } from '../../../test/support/use-gateway';
 import { appRecord, installApp } from './apps-fixtures';
+import { peerGateway } from './peer-gateway';
 
 const CLOSE = '/api/v2.6/instance/close';
 const DAY_MS = 24 * 3600 * 1000;
@@ -28,35 +25,11 @@ const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   app = await installApp(gw, dex, alice, appRecord('notes'));
-  peer = peerGateway();
+  peer = peerGateway(gw, closers);
 });
 afterAll(async () => {
   for (const close of closers) await close();
 });
-
-/** A second gateway of the same cluster (same database and Redis channel), with caches of its own. */
-function peerGateway(): RequestListener {
-  const db = createGatewayDb(gw.databaseUrl, { max: 2 });
-  const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
-  const subscriber = redis.duplicate();
-  closers.push(async () => {
-    subscriber.disconnect();
-    redis.disconnect();
-    await db.$disconnect();
-  });
-  return createApp({
-    config: gw.config,
-    db,
-    redis,
-    subscriber,
-    logger: createLogger({ level: 'silent' }),
-    masterKey: gw.config.MASTER_KEY as Buffer,
-    dexRegistration: gw.dexRegistration,
-    clock: gw.clock,
-    redisPrefix: gw.redisPrefix,
-    blobStore: gw.blobStore,
-  }).app;
-}
 
 const as = (server: RequestListener, who: { token: string }, address = alice.address) => ({
   get: (path: string) => request(server).get(path).set('Host', address).set('X-Auth-Token', who.token),
