@@ -36,6 +36,7 @@ SELECT create_distributed_table('"DataDebitPermission"', 'instanceId', colocate_
 SELECT create_distributed_table('"DataCombinator"', 'instanceId', colocate_with => '"User"');
 SELECT create_distributed_table('"InstanceStateChange"', 'instanceId', colocate_with => '"User"');
 SELECT create_reference_table('"RetiredAddress"');
+SELECT create_distributed_table('"PortabilityJob"', 'instanceId', colocate_with => '"User"');
 
 DO $$
 DECLARE fk record;

@@ -14,6 +14,7 @@ import { FileDetails } from './views/FileDetails';
 import { Files } from './views/Files';
 import { HatLogin } from './views/HatLogin';
 import { Login } from './views/Login';
+import { Portability } from './views/Portability';
 import { Profile } from './views/Profile';
 import { Users } from './views/Users';
 
@@ -86,6 +87,7 @@ function App() {
     ['data-debits', 'Data debits', owner && debits],
     ['users', 'Users', owner],
     ['profile', 'Profile', owner],
+    ['your-data', 'Your data', owner],
   ];
   const content =
     screen === 'files' && rest[0] ? (
@@ -104,6 +106,8 @@ function App() {
       <Profile />
     ) : screen === 'close' && owner ? (
       <CloseInstance onClosed={setClosing} />
+    ) : screen === 'your-data' && owner ? (
+      <Portability />
     ) : (
       <p>
         Nothing here. <a href={href('files')}>Go to your files</a>.

@@ -15,6 +15,7 @@ import {
   DataCombinatorRepository,
   FileRepository,
   InstanceAdminRepository,
+  PortabilityRepository,
   InstanceRepository,
   UserRepository,
   type GatewayDb,
@@ -44,6 +45,7 @@ import { ArchiveService } from './files/archive';
 import { RedisArchiveSelections } from './files/archive-selections';
 import { FileService } from './files/service';
 import { ProfileService } from './hat/profile';
+import { PortabilityService, type PortabilityQueues } from './portability/service';
 import type { ThumbnailQueue } from './files/thumbnails';
 import { ClosingService } from './instances/closing';
 import { Invalidation } from './instances/invalidation';
@@ -65,6 +67,8 @@ export interface GatewayDeps {
   dexRegistration: DexRegistrationQueue;
   /** Where completed images are sent for a thumbnail (the worker makes them); without it none are made. */
   thumbnails?: ThumbnailQueue;
+  /** Where export and import jobs are asked for (the worker runs them); without them neither starts (503). */
+  portability?: PortabilityQueues;
   /** Where file bytes live (local disk or S3); see @pds/storage. */
   blobStore: BlobStore;
   clock?: Clock;
@@ -179,6 +183,15 @@ export function createApp(deps: GatewayDeps): Gateway {
     clock,
     graceDays: config.INSTANCE_CLOSE_GRACE_DAYS,
   });
+  const portability = new PortabilityService({
+    repository: new PortabilityRepository(db),
+    store: deps.blobStore,
+    queues: deps.portability,
+    clock,
+    signedUrlTtl: config.SIGNED_URL_TTL,
+    importMaxBytes: config.IMPORT_MAX_BYTES,
+    baseUrl: (address) => instanceUrl(config, address),
+  });
   const pages = consolePages(config, applications, trust, logger, async (address) => (await registry.resolve(address)) !== null);
 
   const routes = routeTable({
@@ -193,6 +206,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     localStore: deps.blobStore instanceof LocalBlobStore ? deps.blobStore : undefined,
     files: fileService,
     archives,
+    portability,
     users: new UserService(users),
     closing,
     apps,

@@ -1,4 +1,5 @@
-// Runs the gateway's jobs (dex registration, upload sweep, thumbnails, purge of closed instances) until `close()`. It holds the gateway
+// Runs the gateway's jobs (dex registration, upload sweep, thumbnails, purge of closed instances, exports and imports) until
+// `close()`. It holds the gateway
 // database and blob store only: dex's database and key belong to dex's worker.
 import type { GatewayWorkerConfig } from '@pds/config';
 import {
@@ -8,6 +9,7 @@ import {
   FileRepository,
   GatewayDexStateRepository,
   InstanceErasureRepository,
+  PortabilityRepository,
   poolUse,
 } from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
@@ -20,6 +22,7 @@ import {
   reconcileEvery,
   runQueue,
   scheduleInstancePurge,
+  scheduleExportSweep,
   scheduleUploadSweep,
   startJobProcess,
 } from '@pds/queue';
@@ -27,6 +30,9 @@ import { createBlobStore, LocalBlobStore, objectKey, removeOrphans, S3BlobStore,
 import { Invalidation } from './instances/invalidation';
 import { dexRegistrationProcessor } from './jobs/dex-registration';
 import { instancePurgeProcessor } from './jobs/instance-purge';
+import { exportArchiveProcessor } from './jobs/export-archive';
+import { exportSweepProcessor } from './jobs/export-sweep';
+import { importArchiveProcessor } from './jobs/import-archive';
 import { requeuePendingRegistrations } from './jobs/reconcile';
 import { thumbnailProcessor } from './jobs/thumbnail';
 import { uploadSweepProcessor } from './jobs/upload-sweep';
@@ -48,6 +54,9 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const files = new FileRepository(db);
   const clock = () => new Date();
   const invalidation = new Invalidation(redis, undefined, `${config.QUEUE_PREFIX}:invalidate`, logger);
+  const portability = new PortabilityRepository(db);
+  const ttlHours = config.EXPORT_TTL_HOURS;
+  const maxFileBytes = config.MAX_UPLOAD_BYTES;
 
   const workers = [
     runQueue(QUEUE_NAMES.dexRegistration, dexRegistrationProcessor({ dexUrl: config.DEX_URL, states }), queue, logger),
@@ -81,6 +90,21 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
       queue,
       logger,
     ),
+    // One at a time each: an export or import streams a whole instance, and two would only share the disk.
+    runQueue(QUEUE_NAMES.exportArchive, exportArchiveProcessor({ repository: portability, store, clock, ttlHours }), queue, logger, 1),
+    runQueue(
+      QUEUE_NAMES.importArchive,
+      importArchiveProcessor({
+        repository: portability,
+        store,
+        clock,
+        limits: { maxFileBytes, maxTotalBytes: 4 * config.IMPORT_MAX_BYTES },
+      }),
+      queue,
+      logger,
+      1,
+    ),
+    runQueue(QUEUE_NAMES.exportSweep, exportSweepProcessor({ repository: portability, store, clock, ttlHours }), queue, logger, 1),
   ];
   const registration = dexRegistrationProducer(queue);
   // Producers of the queues: the registration requeue, and the depth metrics.
@@ -102,6 +126,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
       await scheduleInstancePurge(queue, INSTANCE_PURGE_EVERY_MS);
       // A purge killed mid-way (or due while no worker ran) resumes now, not at the next tick.
       await purge.enqueue({}, `${jobIds.instancePurge}-start`);
+      await scheduleExportSweep(queue, UPLOAD_SWEEP_EVERY_MS);
       await requeuePendingRegistrations(states, registration, logger);
       const metrics = await startMetrics('gateway-worker', config);
       metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue, purge.queue]);

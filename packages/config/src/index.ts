@@ -127,6 +127,14 @@ const base = z.object({
     .positive()
     .default(5 * 1024 ** 3),
   UPLOAD_DEADLINE: seconds.default(3600),
+  /** Hours an export archive stays downloadable before the worker removes it. */
+  EXPORT_TTL_HOURS: z.coerce.number().positive().default(48),
+  /** Largest import archive (compressed) a client may upload. */
+  IMPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20 * 1024 ** 3),
   /** An instance's file bytes, unless the operator set its own quota. */
   QUOTA_BYTES: z.coerce
     .number()

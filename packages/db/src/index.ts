@@ -17,3 +17,4 @@ export * from './key-rotation';
 export * from './migrations';
 export * from './readiness';
 export { listenToStatements, postgresErrorCode, type StatementListener } from './sql';
+export * from './portability';

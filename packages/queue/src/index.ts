@@ -10,6 +10,9 @@ export const QUEUE_NAMES = {
   uploadSweep: 'upload-sweep',
   thumbnail: 'thumbnail',
   instancePurge: 'instance-purge',
+  exportArchive: 'export-archive',
+  importArchive: 'import-archive',
+  exportSweep: 'export-sweep',
 } as const;
 
 export interface JobPayloads {
@@ -25,6 +28,12 @@ export interface JobPayloads {
   [QUEUE_NAMES.thumbnail]: { instanceId: string; address: string; fileId: string };
   /** Gateway worker: erase the closing instances whose grace period has ended. */
   [QUEUE_NAMES.instancePurge]: Record<string, never>;
+  /** Gateway worker: write the archive of a whole instance (one PortabilityJob row). */
+  [QUEUE_NAMES.exportArchive]: { instanceId: string; address: string; id: string };
+  /** Gateway worker: verify an uploaded archive and restore it into its (empty) instance. */
+  [QUEUE_NAMES.importArchive]: { instanceId: string; address: string; id: string };
+  /** Gateway worker: remove expired export archives and old import uploads. */
+  [QUEUE_NAMES.exportSweep]: Record<string, never>;
 }
 
 export type QueueName = keyof JobPayloads;
@@ -141,6 +150,14 @@ export function thumbnailProducer(options: QueueOptions): Producer<typeof QUEUE_
   return new Producer(QUEUE_NAMES.thumbnail, options);
 }
 
+/** Producers used by the gateway when an export starts or an import's archive is uploaded. */
+export function portabilityProducers(options: QueueOptions) {
+  return {
+    exports: new Producer(QUEUE_NAMES.exportArchive, options),
+    imports: new Producer(QUEUE_NAMES.importArchive, options),
+  };
+}
+
 /** Producer used by dex on registerHat. */
 export function keyFetchProducer(options: QueueOptions): Producer<typeof QUEUE_NAMES.keyFetch> {
   return new Producer(QUEUE_NAMES.keyFetch, options);
@@ -173,6 +190,16 @@ async function scheduleSweep(name: 'upload-sweep' | 'instance-purge', schedulerI
   }
 }
 
+/** Registers the repeatable sweep of expired exports and stale imports (one schedule, as the upload sweep). */
+export async function scheduleExportSweep(options: QueueOptions, everyMs: number): Promise<void> {
+  const producer = new Producer(QUEUE_NAMES.exportSweep, options);
+  try {
+    await producer.queue.upsertJobScheduler(jobIds.exportSweep, { every: everyMs }, { name: QUEUE_NAMES.exportSweep, data: {} });
+  } finally {
+    await producer.close();
+  }
+}
+
 /** Job ids (no ":" allowed by BullMQ): one per purpose and subject, so duplicates collapse. */
 export const jobIds = {
   registration: (address: string) => `register-${address}`,
@@ -182,6 +209,10 @@ export const jobIds = {
   instancePurge: 'instance-purge',
   // A file id is [a-z0-9_.-]; the instance id a uuid.
   thumbnail: (instanceId: string, fileId: string) => `thumbnail-${instanceId}-${fileId}`,
+  // The PortabilityJob id is a uuid.
+  exportArchive: (id: string) => `export-${id}`,
+  importArchive: (id: string) => `import-${id}`,
+  exportSweep: 'export-sweep',
 };
 export { errorMessage, isLastAttempt } from './retry';
 export { closeWorkers, reconcileEvery, RECONCILE_EVERY_MS, runQueue, startJobProcess, type JobLogger, type JobProcess } from './worker';
