@@ -2,7 +2,8 @@
 // asked about the tables as a whole (their names, an app's newest record).
 import type { GatewayDb } from './clients';
 import { insertRows, type LocatedRecord, type TableRow } from './data';
-import { sqlOn, transaction, type Sql } from './sql';
+import { ReadRouting } from './replica';
+import { sqlOn, type Sql } from './sql';
 
 /** A record with the account that wrote it (null for records older than that column). */
 export interface OwnedRecord extends LocatedRecord {
@@ -35,7 +36,11 @@ const UPDATE_DATA = `WITH updated AS (
 export class DataChangeRepository {
   private readonly sql: Sql;
 
-  constructor(private readonly db: GatewayDb) {
+  /** `reads` learns of every write here (see ReadRouting). */
+  constructor(
+    db: GatewayDb,
+    private readonly reads = new ReadRouting(db),
+  ) {
     this.sql = sqlOn(db.pool);
   }
 
@@ -49,7 +54,7 @@ export class DataChangeRepository {
    * statement updates them all. Returned in the order given.
    */
   update(instanceId: string, changes: { recordId: string; data: unknown }[], check: ChangeCheck): Promise<OwnedRecord[]> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       await check(
         await selectOwned(
           tx,
@@ -64,7 +69,7 @@ export class DataChangeRepository {
 
   /** Removes the records, all or none, once `check` has judged them locked; the number removed. */
   remove(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<number> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
       return tx.count(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])`, [instanceId, recordIds]);
     });
@@ -72,7 +77,7 @@ export class DataChangeRepository {
 
   /** Stores a batch across tables in one transaction: each row, then its links, linked both ways. */
   insertBatch(instanceId: string, userId: string, rows: BatchRow[]): Promise<LinkedRecord[]> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const saved = await insertRows(tx, instanceId, userId, rows);
       const result: LinkedRecord[] = [];
       for (const [i, row] of rows.entries()) {
@@ -91,7 +96,7 @@ export class DataChangeRepository {
 
   /** Links every pair of the records (both ways); linking again is harmless. */
   async group(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<void> {
-    await transaction(this.db.pool, async (tx) => {
+    await this.reads.transaction(instanceId, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
       const pairs = recordIds.flatMap((a, i) => recordIds.slice(i + 1).map((b): [string, string] => [a, b]));
       await linkPairs(tx, instanceId, pairs);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { DataAccess, DataGrant } from './generated/gateway/client';
+import { ReadRouting } from './replica';
 import { isUuid, sqlOn, type Sql } from './sql';
 
 export interface StoredRecord {
@@ -51,7 +52,11 @@ export async function insertRows(sql: Sql, instanceId: string, userId: string, r
 export class DataRecordRepository {
   private readonly sql: Sql;
 
-  constructor(db: GatewayDb) {
+  /** `reads` learns of every write here (see ReadRouting). */
+  constructor(
+    db: GatewayDb,
+    private readonly reads = new ReadRouting(db),
+  ) {
     this.sql = sqlOn(db.pool);
   }
 
@@ -60,11 +65,14 @@ export class DataRecordRepository {
    * `userId` is the account that writes them: by id, only it (or the owner) may change them later.
    */
   async insert(instanceId: string, userId: string, namespace: string, endpoint: string, records: unknown[]): Promise<StoredRecord[]> {
-    const rows = await insertRows(
-      this.sql,
+    const rows = await this.reads.written(
       instanceId,
-      userId,
-      records.map((data) => ({ namespace, endpoint, data })),
+      insertRows(
+        this.sql,
+        instanceId,
+        userId,
+        records.map((data) => ({ namespace, endpoint, data })),
+      ),
     );
     return rows.map(({ recordId, data }) => ({ recordId, data }));
   }
@@ -98,11 +106,12 @@ export class DataRecordRepository {
 
   /** The number of records removed. */
   async deleteEndpoint(instanceId: string, namespace: string, endpoint: string): Promise<number> {
-    return this.sql.count(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3`, [
+    const remove = this.sql.count(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3`, [
       instanceId,
       namespace,
       endpoint,
     ]);
+    return this.reads.written(instanceId, remove);
   }
 }
 
