@@ -110,7 +110,7 @@ function DownloadAll() {
       <h3>Download all my data</h3>
       <p class="muted">
         One archive (.tar.gz) of everything this data store keeps for you: your files, your data records with their links, bundles, data
-        debits, apps and accounts — never a password or a key. It stays available for two days.
+        debits, apps and accounts — never a password or a key. Each archive can be downloaded until the time shown beside it.
       </p>
       {running ? (
         <div>
