@@ -26,6 +26,8 @@ import type { FileService } from './files/service';
 import { withOlderPrefixes } from './hat/legacy-prefixes';
 import type { ProfileService } from './hat/profile';
 import { hatRoutes } from './hat/routes';
+import type { ClosingService } from './instances/closing';
+import { closingRoutes } from './instances/closing-routes';
 import type { InstanceRegistry } from './instances/registry';
 import { gatewayOpenApi } from './openapi';
 import type { GatewayRoute } from './route';
@@ -54,6 +56,7 @@ export interface RouteServices {
   archives: ArchiveService;
   portability: PortabilityService;
   users: UserService;
+  closing: ClosingService;
   apps: ApplicationService;
   push: DexPushService;
   data: DataService;
@@ -74,6 +77,7 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...authRoutes(s.auth, s.logins, s.pages),
     ...(s.localStore ? blobRoutes(s.localStore, uploadTargets(s)) : []),
     ...userRoutes(s.users),
+    ...closingRoutes(s.closing),
     ...applicationRoutes(s.apps, s.push),
     ...dataRoutes(s.data),
     ...dataGrantRoutes(s.grants),

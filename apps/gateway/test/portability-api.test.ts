@@ -144,7 +144,7 @@ describe.each(STORES)('export and import on the %s store', (store) => {
     const started = await startGatewayWithDex(storeEnv(store));
     a = started.gw;
     // B runs its own worker (the import job among its jobs), as a cluster does.
-    cluster = await startTestCluster({ gatewayEnv: storeEnv(store) });
+    cluster = await startTestCluster({ shared: storeEnv(store) });
     b = cluster.gw;
     workers = runJobs(a);
     alice = await signUp(a.app, 'alice');

@@ -148,6 +148,9 @@ const base = z.object({
     .positive()
     .default(256 * 1024 ** 2),
 
+  /** Days an instance its owner (or the operator) closes keeps answering its owner, who may cancel, before it is erased. */
+  INSTANCE_CLOSE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(7),
+
   /** Browser origins allowed to call instances (CORS); by default each instance's own apps' origins. */
   CORS_ALLOWED_ORIGINS: origins.optional(),
 

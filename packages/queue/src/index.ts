@@ -9,6 +9,7 @@ export const QUEUE_NAMES = {
   appPush: 'app-push',
   uploadSweep: 'upload-sweep',
   thumbnail: 'thumbnail',
+  instancePurge: 'instance-purge',
   exportArchive: 'export-archive',
   importArchive: 'import-archive',
   exportSweep: 'export-sweep',
@@ -25,6 +26,8 @@ export interface JobPayloads {
   [QUEUE_NAMES.uploadSweep]: Record<string, never>;
   /** Gateway worker: make the thumbnail of a file that was just completed. */
   [QUEUE_NAMES.thumbnail]: { instanceId: string; address: string; fileId: string };
+  /** Gateway worker: erase the closing instances whose grace period has ended. */
+  [QUEUE_NAMES.instancePurge]: Record<string, never>;
   /** Gateway worker: write the archive of a whole instance (one PortabilityJob row). */
   [QUEUE_NAMES.exportArchive]: { instanceId: string; address: string; id: string };
   /** Gateway worker: verify an uploaded archive and restore it into its (empty) instance. */
@@ -169,10 +172,19 @@ export function appPushProducer(options: QueueOptions): Producer<typeof QUEUE_NA
  * Registers the repeatable upload sweep. The scheduler id is fixed, so every worker start (and every
  * worker replica) updates the one schedule instead of adding another.
  */
-export async function scheduleUploadSweep(options: QueueOptions, everyMs: number): Promise<void> {
-  const producer = new Producer(QUEUE_NAMES.uploadSweep, options);
+export function scheduleUploadSweep(options: QueueOptions, everyMs: number): Promise<void> {
+  return scheduleSweep(QUEUE_NAMES.uploadSweep, jobIds.uploadSweep, options, everyMs);
+}
+
+/** Registers the repeatable purge of closed instances past their grace period, as the upload sweep's. */
+export function scheduleInstancePurge(options: QueueOptions, everyMs: number): Promise<void> {
+  return scheduleSweep(QUEUE_NAMES.instancePurge, jobIds.instancePurge, options, everyMs);
+}
+
+async function scheduleSweep(name: 'upload-sweep' | 'instance-purge', schedulerId: string, options: QueueOptions, everyMs: number) {
+  const producer = new Producer(name, options);
   try {
-    await producer.queue.upsertJobScheduler(jobIds.uploadSweep, { every: everyMs }, { name: QUEUE_NAMES.uploadSweep, data: {} });
+    await producer.queue.upsertJobScheduler(schedulerId, { every: everyMs }, { name, data: {} });
   } finally {
     await producer.close();
   }
@@ -194,6 +206,7 @@ export const jobIds = {
   keyFetch: (address: string) => `key-${address}`,
   appPush: (pushId: string) => `push-${pushId}`,
   uploadSweep: 'upload-sweep',
+  instancePurge: 'instance-purge',
   // A file id is [a-z0-9_.-]; the instance id a uuid.
   thumbnail: (instanceId: string, fileId: string) => `thumbnail-${instanceId}-${fileId}`,
   // The PortabilityJob id is a uuid.
