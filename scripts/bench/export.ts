@@ -133,6 +133,7 @@ async function exportOnce(plan: Plan): Promise<void> {
       })(),
       apps: empty,
       bundles: empty,
+      combinators: empty,
       debits: empty,
       files,
       records,

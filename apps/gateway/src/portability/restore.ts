@@ -113,6 +113,9 @@ async function fill(restorer: Restorer, input: RestoreInput, written: string[]):
       case 'bundle':
         await restorer.bundle(part.bundle);
         break;
+      case 'combinator':
+        await restorer.combinator(part.combinator);
+        break;
       case 'debit': {
         const { holder, permissions, ...debit } = part.debit;
         await restorer.debit(
