@@ -1,11 +1,12 @@
-// Runs the gateway's jobs (dex registration, upload sweep, thumbnails, purge of closed instances, exports and imports) until
-// `close()`. It holds the gateway
+// Runs the gateway's jobs (dex registration, upload sweep, thumbnails, purge of closed instances, exports and imports,
+// webhook deliveries, the activity sweep) until `close()`. It holds the gateway
 // database and blob store only: dex's database and key belong to dex's worker.
 import type { GatewayWorkerConfig } from '@pds/config';
 import {
   createGatewayDb,
   databaseChecks,
   disconnectOnFailure,
+  EventRepository,
   FileRepository,
   GatewayDexStateRepository,
   InstanceErasureRepository,
@@ -15,6 +16,7 @@ import {
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import {
   blockingRedis,
+  redisTarget,
   dexRegistrationProducer,
   jobIds,
   Producer,
@@ -35,7 +37,9 @@ import { exportSweepProcessor } from './jobs/export-sweep';
 import { importArchiveProcessor } from './jobs/import-archive';
 import { requeuePendingRegistrations } from './jobs/reconcile';
 import { thumbnailProcessor } from './jobs/thumbnail';
+import { sweepActivityEvery } from './jobs/activity-sweep';
 import { uploadSweepProcessor } from './jobs/upload-sweep';
+import { webhookDelivery } from './jobs/webhook-delivery';
 
 /** How often abandoned uploads are looked for (they are removed once older than UPLOAD_DEADLINE). */
 export const UPLOAD_SWEEP_EVERY_MS = 5 * 60 * 1000;
@@ -48,7 +52,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const db = createGatewayDb(config.DATABASE_URL, { max: 3 });
   await disconnectOnFailure(db, requireReady('gateway worker', databaseChecks('gateway', db)));
   // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
-  const redis = blockingRedis(config.REDIS_URL);
+  const redis = blockingRedis(redisTarget(config));
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
   const states = new GatewayDexStateRepository(db);
   const files = new FileRepository(db);
@@ -59,6 +63,12 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const maxFileBytes = config.MAX_UPLOAD_BYTES;
   const thumbnails = new Producer(QUEUE_NAMES.thumbnail, queue);
 
+  const webhooks = webhookDelivery(
+    db,
+    queue,
+    { masterKey: config.MASTER_KEY, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, maxBackoffMs: config.WEBHOOK_MAX_BACKOFF * 1000 },
+    logger,
+  );
   const workers = [
     runQueue(QUEUE_NAMES.dexRegistration, dexRegistrationProcessor({ dexUrl: config.DEX_URL, states }), queue, logger),
     runQueue(
@@ -76,6 +86,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     ),
     // Two at a time: decoding an image takes a core for a moment.
     runQueue(QUEUE_NAMES.thumbnail, thumbnailProcessor({ files, store }), queue, logger, 2),
+    webhooks.worker,
     runQueue(
       QUEUE_NAMES.instancePurge,
       instancePurgeProcessor({
@@ -119,7 +130,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     name: 'gateway worker',
     logger,
     workers,
-    producers: [registration, sweep, thumbnails, purge],
+    producers: [registration, sweep, thumbnails, purge, webhooks.producer],
     connection: redis,
     prefix: config.QUEUE_PREFIX,
     graceMs,
@@ -134,8 +145,12 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
       metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue, purge.queue]);
       metrics?.metrics.pool(() => poolUse(db));
       const stopReconciling = reconcileEvery(() => requeuePendingRegistrations(states, registration, logger), logger);
+      const stopScanning = webhooks.scan();
+      const stopSweeping = sweepActivityEvery(new EventRepository(db), config.ACTIVITY_RETENTION_DAYS, logger);
       return async () => {
         stopReconciling();
+        stopScanning();
+        stopSweeping();
         await metrics?.close();
       };
     },

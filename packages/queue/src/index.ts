@@ -1,7 +1,7 @@
 // Queue names, typed job payloads and producers, shared by the apps that enqueue and their workers.
 import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { AppRecord } from '@pds/app-record';
+import { queueKeyPrefix, type RedisClient } from './connections';
 
 export const QUEUE_NAMES = {
   dexRegistration: 'dex-registration',
@@ -9,6 +9,7 @@ export const QUEUE_NAMES = {
   appPush: 'app-push',
   uploadSweep: 'upload-sweep',
   thumbnail: 'thumbnail',
+  webhookDelivery: 'webhook-delivery',
   instancePurge: 'instance-purge',
   exportArchive: 'export-archive',
   importArchive: 'import-archive',
@@ -26,6 +27,8 @@ export interface JobPayloads {
   [QUEUE_NAMES.uploadSweep]: Record<string, never>;
   /** Gateway worker: make the thumbnail of a file that was just completed. */
   [QUEUE_NAMES.thumbnail]: { instanceId: string; address: string; fileId: string };
+  /** Gateway worker: deliver a webhook's owed events, in order (one job per subscription at a time). */
+  [QUEUE_NAMES.webhookDelivery]: { instanceId: string; webhookId: string };
   /** Gateway worker: erase the closing instances whose grace period has ended. */
   [QUEUE_NAMES.instancePurge]: Record<string, never>;
   /** Gateway worker: write the archive of a whole instance (one PortabilityJob row). */
@@ -81,9 +84,16 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 export const WORKER_OPTIONS = { lockDuration: 5000, stalledInterval: 1000, maxStalledCount: 2 } as const;
 
 export interface QueueOptions {
-  connection: Redis;
+  connection: RedisClient;
   /** Key prefix in Redis; lets tests and clusters share one Redis. */
   prefix?: string;
+  /** The queue's own retry policy, in place of DEFAULT_JOB_OPTIONS (producers only). */
+  jobOptions?: JobsOptions;
+}
+
+/** BullMQ's prefix for these options (hash-tagged on a Redis Cluster, see queueKeyPrefix). */
+export function bullPrefix(options: QueueOptions): string {
+  return queueKeyPrefix(options.connection, options.prefix ?? 'pds');
 }
 
 export class Producer<N extends QueueName> {
@@ -95,8 +105,8 @@ export class Producer<N extends QueueName> {
   ) {
     this.queue = new Queue(name, {
       connection: options.connection,
-      prefix: options.prefix ?? 'pds',
-      defaultJobOptions: DEFAULT_JOB_OPTIONS,
+      prefix: bullPrefix(options),
+      defaultJobOptions: options.jobOptions ?? DEFAULT_JOB_OPTIONS,
     });
     // Without a listener BullMQ prints every connection error with its stack (console.error). Each
     // failure already reaches a caller: an enqueue fails (QueueUnavailableError), a schedule call rejects.
@@ -142,7 +152,7 @@ export function dexRegistrationProducer(options: QueueOptions): Producer<typeof 
  * maxRetriesPerRequest: null); `close()` it.
  */
 export function queueEvents(name: QueueName, options: QueueOptions): QueueEvents {
-  return new QueueEvents(name, { connection: options.connection, prefix: options.prefix ?? 'pds' });
+  return new QueueEvents(name, { connection: options.connection, prefix: bullPrefix(options) });
 }
 
 /** Producer used by the gateway when a file completes. */
