@@ -137,6 +137,7 @@ async function exportOnce(plan: Plan): Promise<void> {
       debits: empty,
       files,
       records,
+      activity: empty,
     },
     { level: plan.level },
   );

@@ -3,7 +3,8 @@
 // with dex's signature and set up; a second user) is exported by the worker's job, downloaded through the
 // signed address, uploaded as an import into an empty instance of cluster B (its own gateway, dex, worker,
 // database and store; the instance registered at B's dex with its own keys), and B answers the same through
-// the API. The archive holds no secret. Damaged, cut, newer-version archives and a non-empty target are
+// the API. The archive holds A's activity log (not restored: B's log is B's own) and no secret. A version 1
+// archive (no activity section) still imports. Damaged, cut, newer-version archives and a non-empty target are
 // refused with a report, and B is unchanged.
 import { createHash, randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
@@ -20,13 +21,30 @@ import { eventually } from '../../../test/support/eventually';
 import { addUser, callerRequests, requireEnv, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
 import { appRecord, installApp, startGatewayWithDex } from './apps-fixtures';
 import { call, getBytes, putBytes, storeEnv, STORES, uploadFile, type As } from './files-support';
-import { edited } from './portability-fixtures';
+import { asVersion1, edited, entriesOf } from './portability-fixtures';
 
 const MiB = 1024 * 1024;
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const LARGE = 64 * MiB;
 
 jest.setTimeout(240_000);
+
+interface ActivityShown {
+  kind: string;
+  type: string;
+  actor: { kind: string; id: string | null };
+  object: Record<string, unknown>;
+  address: string | null;
+  time: string;
+}
+
+/** The lines of the archive's activity section. */
+async function activityOf(archive: Buffer): Promise<Record<string, unknown>[]> {
+  return (await entriesOf(archive))
+    .filter((entry) => entry.header.name.startsWith('activity/'))
+    .flatMap((entry) => entry.data.toString().trim().split('\n'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
 
 /** Runs the export and import jobs for a gateway, on its queues, as the gateway worker does. */
 function runJobs(gw: TestGateway): Worker[] {
@@ -222,7 +240,33 @@ describe.each(STORES)('export and import on the %s store', (store) => {
   });
 
   it('exports A, downloads it through the signed address, imports it into B, and B answers the same', async () => {
+    // A read that the log keeps (written after the answer, in batches): the app reads its records.
+    expect((await callerRequests(a.app, { token: appToken }, alice.address).get('/api/v2.6/data/notes/items')).status).toBe(200);
+    const logged = await eventually(async () => {
+      const res = await api(a, alice).get('/api/v2.6/activity?take=1000');
+      const entries = res.body as ActivityShown[];
+      return entries.some((entry) => entry.kind === 'read' && entry.type.startsWith('record')) && entries;
+    }, 10_000);
     archive = await exportOf(a, alice);
+    const exported = await activityOf(archive);
+    // Every entry the log showed before the export is in the archive, people named by username.
+    const users = (await api(a, alice).get('/users/user')).body as { userId: string; username: string }[];
+    const nameOf = new Map(users.map((u) => [u.userId, u.username]));
+    for (const entry of logged) {
+      expect(exported).toContainEqual({
+        kind: entry.kind,
+        type: entry.type,
+        actor: {
+          kind: entry.actor.kind,
+          ...(entry.actor.id && nameOf.has(entry.actor.id) ? { username: nameOf.get(entry.actor.id) } : {}),
+        },
+        object: entry.object,
+        ...(entry.address === null ? {} : { address: entry.address }),
+        time: entry.time,
+      });
+    }
+    expect(exported.some((entry) => entry.kind === 'change' && entry.type === 'record.created')).toBe(true);
+
     const done = await importInto(b, carol, archive);
     expect(done).toMatchObject({ status: 'done', progress: 1 });
     expect(done.counts).toMatchObject({ users: 3, apps: 1, bundles: 1, combinators: 1, debits: 1, files: 5, records: 4 });
@@ -265,6 +309,9 @@ describe.each(STORES)('export and import on the %s store', (store) => {
       Buffer.from('3'),
     );
     expect(before.files.map((f) => f.fileId)).not.toContain(again.fileId);
+    // A's history stays A's: no read by the app on A shows in B's log.
+    const onB = (await api(b, carol).get('/api/v2.6/activity?take=1000')).body as ActivityShown[];
+    expect(onB.filter((entry) => entry.kind === 'read' && entry.type.startsWith('record'))).toEqual([]);
   });
 
   it('writes no password hash, key or token into the archive', async () => {
@@ -288,7 +335,7 @@ describe.each(STORES)('export and import on the %s store', (store) => {
     const newer = await edited(archive, (entries) =>
       entries.map((entry) =>
         entry.header.name === 'pds-export.json'
-          ? { ...entry, data: Buffer.from(JSON.stringify({ format: 'pds-export', version: 2 })) }
+          ? { ...entry, data: Buffer.from(JSON.stringify({ format: 'pds-export', version: 3 })) }
           : entry,
       ),
     );
@@ -323,6 +370,12 @@ describe.each(STORES)('export and import on the %s store', (store) => {
       [dave.address],
     );
     expect(users.rows).toEqual([{ n: 1 }]);
+
+    // An archive of format version 1, without the activity section, still imports.
+    const imported = await importInto(b, dave, await asVersion1(archive));
+    expect(imported).toMatchObject({ status: 'done' });
+    expect(imported.counts).toMatchObject({ users: 3, files: 5, records: 4 });
+    expect(imported.counts).not.toHaveProperty('activity');
 
     // B's first instance holds the import now: no second one goes in.
     const refused = await api(b, carol).post('/api/v2.6/import');

@@ -1,4 +1,4 @@
-// The export archive format, version 1: what the writer puts in it, that the reader gives back exactly
+// The export archive format, version 2 (and version 1, without the activity log): what the writer puts in it, that the reader gives back exactly
 // that, and that the reader refuses, with a report naming the problem and the entry, every archive that
 // is altered, cut short, of another version, too large, or shaped otherwise.
 import { execFileSync } from 'node:child_process';
@@ -12,6 +12,7 @@ import { manifestJsonSchema, type Manifest } from '../src/portability/format';
 import { DEFAULT_READ_LIMITS, readArchive, verifyArchive, type ArchivePart, type ReadLimits } from '../src/portability/reader';
 import { writeArchive } from '../src/portability/writer';
 import {
+  asVersion1,
   collector,
   edited,
   entriesOf,
@@ -79,8 +80,16 @@ describe('the writer', () => {
       // One part per table: posts, then comments.
       'records/00000001.ndjson',
       'records/00000002.ndjson',
+      'activity/00000001.ndjson',
       'manifest.json',
     ]);
+  });
+
+  it('writes no activity section for an instance without activity, and counts none', async () => {
+    const { archive: quiet, manifest: written } = await archiveOf({ ...sample, activity: [] });
+    expect((await entriesOf(quiet)).some((entry) => entry.header.name.startsWith('activity/'))).toBe(false);
+    expect(written.counts.activity).toBe(0);
+    expect(await verify(quiet)).toEqual({ ok: true, manifest: written });
   });
 
   it('lists every entry before the manifest with its size and SHA-256, and counts what it wrote', async () => {
@@ -90,8 +99,18 @@ describe('the writer', () => {
       entries.slice(0, -1).map(({ header, data }) => ({ path: header.name, size: data.length, sha256: sha256(data) })),
     );
     const fileBytes = sample.files.reduce((sum, f) => sum + (f.bytes?.length ?? 0), 0);
-    expect(manifest.counts).toEqual({ users: 3, apps: 1, bundles: 1, combinators: 1, debits: 1, files: 5, fileBytes, records: 3 });
-    expect(manifest).toMatchObject({ format: 'pds-export', version: 1, instance: 'alice.pds.test', createdAt: '2026-11-25T12:00:00.000Z' });
+    expect(manifest.counts).toEqual({
+      users: 3,
+      apps: 1,
+      bundles: 1,
+      combinators: 1,
+      debits: 1,
+      files: 5,
+      fileBytes,
+      records: 3,
+      activity: 3,
+    });
+    expect(manifest).toMatchObject({ format: 'pds-export', version: 2, instance: 'alice.pds.test', createdAt: '2026-11-25T12:00:00.000Z' });
   });
 
   it('writes regular files only, with ustar headers plain tar tools read', async () => {
@@ -127,7 +146,7 @@ describe('the writer', () => {
   it('reports progress after each file and each part', async () => {
     const seen: number[] = [];
     await writeArchive(sourceOf(sampleInstance(10)), collector().out, { onProgress: (written) => seen.push(written.files) });
-    expect(seen.filter((files) => files > 0)).toEqual([1, 2, 3, 4, 5, 5, 5]);
+    expect(seen.filter((files) => files > 0)).toEqual([1, 2, 3, 4, 5, 5, 5, 5]);
   });
 });
 
@@ -141,6 +160,7 @@ describe('the reader', () => {
     expect(of('combinator').map((p) => p.combinator)).toEqual(sample.combinators);
     expect(of('debit').map((p) => p.debit)).toEqual(sample.debits);
     expect(of('record').map((p) => p.record)).toEqual(sample.records);
+    expect(of('activity').map((p) => p.activity)).toEqual(sample.activity);
     expect(of('file').map((p) => p.file)).toEqual(
       sample.files.map(({ bytes, ...f }) => (f.status === 'Completed' ? { ...f, size: bytes?.length } : f)),
     );
@@ -149,6 +169,15 @@ describe('the reader', () => {
     );
     expect(parts.at(-1)).toEqual({ kind: 'end', manifest });
     expect(await verify(archive)).toEqual({ ok: true, manifest });
+  });
+
+  it('reads a version 1 archive, which has no activity section', async () => {
+    const { parts } = await partsOf(await asVersion1(archive));
+    expect(parts.filter((part) => part.kind === 'activity')).toEqual([]);
+    expect(parts.filter((part) => part.kind === 'record')).toHaveLength(sample.records.length);
+    const { activity: _activity, ...counts } = manifest.counts;
+    expect(parts.at(-1)).toMatchObject({ kind: 'end', manifest: { version: 1, counts } });
+    expect((parts.at(-1) as { manifest: Manifest }).manifest.counts).not.toHaveProperty('activity');
   });
 
   it('checks the bytes of a file its consumer read only in part, or not at all', async () => {
@@ -226,17 +255,28 @@ describe('the reader refuses', () => {
   });
 
   it('a newer format version, at its first entry', async () => {
-    const newer = await edited(archive, replace('pds-export.json', JSON.stringify({ format: 'pds-export', version: 2 })));
+    const newer = await edited(archive, replace('pds-export.json', JSON.stringify({ format: 'pds-export', version: 3 })));
     expect(await verify(newer)).toEqual({
       ok: false,
       problem: 'unsupported-version',
       path: 'pds-export.json',
-      message: 'pds-export.json: is version 2; this reader reads version 1',
+      message: 'pds-export.json: is version 3; this reader reads versions 1 and 2',
     });
   });
 
-  it('a marker with fields version 1 does not define', async () => {
-    const marked = await edited(archive, replace('pds-export.json', '{"format":"pds-export","version":1,"signedBy":"me"}'));
+  it('an activity section in a version 1 archive, and a manifest of another version than the marker', async () => {
+    const v1 = await edited(archive, replace('pds-export.json', '{"format":"pds-export","version":1}'));
+    expect(await verify(v1)).toMatchObject({ ok: false, problem: 'unexpected-path', path: 'activity/00000001.ndjson' });
+    const mixed = await edited(await asVersion1(archive), (entries) => {
+      const last = entries.at(-1) as TarEntry;
+      const listed = JSON.parse(last.data.toString()) as Manifest;
+      return [...entries.slice(0, -1), { ...last, data: Buffer.from(JSON.stringify({ ...listed, version: 2 })) }];
+    });
+    expect(await verify(mixed)).toMatchObject({ ok: false, problem: 'unsupported-version', path: 'manifest.json' });
+  });
+
+  it('a marker with fields version 2 does not define', async () => {
+    const marked = await edited(archive, replace('pds-export.json', '{"format":"pds-export","version":2,"signedBy":"me"}'));
     expect(await verify(marked)).toMatchObject({ ok: false, problem: 'invalid-entry', path: 'pds-export.json' });
   });
 
@@ -309,6 +349,12 @@ describe('the reader refuses', () => {
       problem: 'count-mismatch',
       message: 'manifest.json: counts 4 records, the archive holds 3',
     });
+    const noActivity = await withManifest(entries.slice(0, -1), { ...manifest, counts: { ...manifest.counts, activity: 0 } });
+    expect(await verify(noActivity)).toMatchObject({
+      ok: false,
+      problem: 'count-mismatch',
+      message: expect.stringContaining('0 activity'),
+    });
   });
 
   it('a username, bundle or record that the archive does not hold', async () => {
@@ -318,6 +364,13 @@ describe('the reader refuses', () => {
       ok: false,
       problem: 'unknown-reference',
       message: 'files/00000002.json: names user mallory, who is not in the archive',
+    });
+    const ghost = sampleInstance(10);
+    (ghost.activity[0] as { actor: { username?: string } }).actor.username = 'mallory';
+    expect(await verify((await archiveOf(ghost)).archive)).toMatchObject({
+      ok: false,
+      problem: 'unknown-reference',
+      path: 'activity/00000001.ndjson line 1',
     });
     const noBundle = sampleInstance(10);
     (noBundle.debits[0]?.permissions[0] as { bundleName: string }).bundleName = 'gone';
@@ -382,7 +435,7 @@ describe('the manifest JSON Schema (docs/export-manifest.schema.json)', () => {
     const { counts: _counts, ...noCounts } = manifest;
     for (const bad of [
       { ...manifest, version: '1' },
-      { ...manifest, version: 2 },
+      { ...manifest, version: 3 },
       noCounts,
       { ...manifest, createdAt: 'yesterday' },
       { ...manifest, entries: [{ path: 'x', size: 1, sha256: 'not-hex' }] },

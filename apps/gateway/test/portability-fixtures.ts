@@ -5,7 +5,15 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { extract, pack, type Header } from 'tar-stream';
-import type { ExportApp, ExportBundle, ExportCombinator, ExportDebit, ExportRecord, ExportUser } from '../src/portability/format';
+import type {
+  ExportActivity,
+  ExportApp,
+  ExportBundle,
+  ExportCombinator,
+  ExportDebit,
+  ExportRecord,
+  ExportUser,
+} from '../src/portability/format';
 import type { ExportSource, FileToExport } from '../src/portability/writer';
 
 export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -20,6 +28,7 @@ export interface Sample {
   debits: ExportDebit[];
   files: (FileToExport['file'] & { bytes?: Buffer })[];
   records: ExportRecord[];
+  activity: ExportActivity[];
 }
 
 /** A small instance; `largeBytes` is the size of its one large file. */
@@ -127,6 +136,25 @@ export function sampleInstance(largeBytes = 3 * 1024 * 1024 + 17): Sample {
         writer: 'notes-app',
       },
     ],
+    activity: [
+      {
+        kind: 'change',
+        type: 'record.created',
+        actor: { kind: 'application', username: 'notes-app' },
+        object: { namespace: 'social', endpoint: 'comments', recordId: comment },
+        address: '203.0.113.7',
+        time: at(7),
+      },
+      { kind: 'change', type: 'user.deleted', actor: { kind: 'system' }, object: { username: 'carol' }, time: at(8) },
+      {
+        kind: 'read',
+        type: 'login.failed',
+        actor: { kind: 'user' },
+        object: { username: 'mallory' },
+        address: '198.51.100.9',
+        time: at(8),
+      },
+    ],
   };
 }
 
@@ -153,6 +181,7 @@ export function sourceOf(sample: Sample, instance = 'alice.pds.test'): ExportSou
       })),
     ),
     records: each(sample.records),
+    activity: each(sample.activity),
   };
 }
 
@@ -220,4 +249,23 @@ export const file = (name: string, data: Buffer | string): TarEntry => ({
 
 export async function* once(bytes: Buffer): AsyncGenerator<Buffer> {
   yield bytes;
+}
+
+/**
+ * The archive as format version 1 has it: without the activity section, which version 2 added (marker,
+ * manifest version, counts and entry list follow).
+ */
+export async function asVersion1(archive: Buffer): Promise<Buffer> {
+  return edited(archive, (entries) => {
+    const kept = entries
+      .filter((entry) => !entry.header.name.startsWith('activity/') && entry.header.name !== 'manifest.json')
+      .map((entry) =>
+        entry.header.name === 'pds-export.json' ? { ...entry, data: Buffer.from('{"format":"pds-export","version":1}') } : entry,
+      );
+    const manifestEntry = entries.at(-1) as TarEntry;
+    const manifest = JSON.parse(manifestEntry.data.toString()) as { counts: Record<string, number> };
+    const { activity: _activity, ...counts } = manifest.counts;
+    const listed = kept.map(({ header, data }) => ({ path: header.name, size: data.length, sha256: sha256(data) }));
+    return [...kept, { ...manifestEntry, data: Buffer.from(JSON.stringify({ ...manifest, version: 1, counts, entries: listed })) }];
+  });
 }

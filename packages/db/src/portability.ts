@@ -111,6 +111,17 @@ export interface RecordExportRow {
   links: string[];
 }
 
+/** One entry of the activity log as an export reads it; `key` (an event's seq or a read's id) orders its kind. */
+export interface ActivityExportRow {
+  key: string;
+  type: string;
+  actorKind: 'owner' | 'user' | 'application' | 'system';
+  actorId: string | null;
+  object: Record<string, unknown>;
+  address: string | null;
+  at: Date;
+}
+
 export type JobOutcome = { status: 'ready' | 'done' | 'failed'; at: Date; expiresAt?: Date; result?: unknown } & Partial<JobProgress>;
 
 async function finishOn(sql: Sql, instanceId: string, id: string, outcome: JobOutcome): Promise<boolean> {
@@ -333,6 +344,19 @@ export class PortabilityRepository {
       FROM "DataRecord" r WHERE r."instanceId" = $1::uuid AND (r."namespace", r."endpoint", r."seq") > ($2, $3, $4::bigint)
       ORDER BY r."namespace", r."endpoint", r."seq" LIMIT $5`,
       [instanceId, cursor.namespace, cursor.endpoint, cursor.seq, limit],
+    );
+  }
+
+  /**
+   * The activity log in key order after `after` (a key of the same kind, '-1' before the first): the
+   * changes of the outbox by seq, the reads kept by id. Keyset pages, so an export holds one page at a time.
+   */
+  activityPage(instanceId: string, kind: 'change' | 'read', after: string, limit: number): Promise<ActivityExportRow[]> {
+    const [table, key] = kind === 'change' ? ['"Event"', '"seq"'] : ['"ReadActivity"', '"id"'];
+    return this.sql.prepared<ActivityExportRow>(
+      `SELECT ${key}::text AS "key", "type", "actorKind", "actorId", "object", "address", "at"
+      FROM ${table} WHERE "instanceId" = $1::uuid AND ${key} > $2::bigint ORDER BY ${key} LIMIT $3`,
+      [instanceId, after, limit],
     );
   }
 

@@ -7,6 +7,7 @@ import {
   PART_SCHEMAS,
   fileSchema,
   type Counts,
+  type ExportActivity,
   type ExportApp,
   type ExportBundle,
   type ExportCombinator,
@@ -23,12 +24,23 @@ export type PartItem =
   | { kind: 'bundle'; bundle: ExportBundle }
   | { kind: 'combinator'; combinator: ExportCombinator }
   | { kind: 'debit'; debit: ExportDebit }
-  | { kind: 'record'; record: ExportRecord };
+  | { kind: 'record'; record: ExportRecord }
+  | { kind: 'activity'; activity: ExportActivity };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export class ContentsCheck {
-  readonly counts: Counts = { users: 0, apps: 0, bundles: 0, combinators: 0, debits: 0, files: 0, fileBytes: 0, records: 0 };
+  readonly counts: Required<Counts> = {
+    users: 0,
+    apps: 0,
+    bundles: 0,
+    combinators: 0,
+    debits: 0,
+    files: 0,
+    fileBytes: 0,
+    records: 0,
+    activity: 0,
+  };
   private readonly usernames = new Set<string>();
   private readonly appIds = new Set<string>();
   private readonly bundleNames = new Set<string>();
@@ -69,7 +81,10 @@ export class ContentsCheck {
           }
           table = itsTable;
           yield { kind: 'record', record };
+          break;
         }
+        case 'activity':
+          yield { kind: 'activity', activity: this.activity(item as ExportActivity, where) };
       }
     }
   }
@@ -138,6 +153,12 @@ export class ContentsCheck {
     for (const linked of record.links) if (!this.recordIds.has(linked)) this.pendingLinks.set(linked, where);
     this.counts.records++;
     return record;
+  }
+
+  private activity(entry: ExportActivity, where: string): ExportActivity {
+    this.knownUser(entry.actor.username, where);
+    this.counts.activity++;
+    return entry;
   }
 
   private knownUser(username: string | undefined, where: string): void {

@@ -1,10 +1,18 @@
-// The export archive, version 1 (docs/export-format.md): which entries it holds, in which order, and the
+// The export archive, version 2 (docs/export-format.md): which entries it holds, in which order, and the
 // shape of each. The writer and the reader both hold to these schemas, so an archive this product writes
 // is one it reads; docs/export-manifest.schema.json is generated from `manifestSchema`.
 import { z } from 'zod';
 
 export const FORMAT = 'pds-export';
-export const VERSION = 1;
+/** The version this product writes. */
+export const VERSION = 2;
+/**
+ * The versions it reads. Version 2 added the activity section: a reader of version 1 refuses its paths
+ * (the grammar is closed), so the archive says 2; a version 1 archive is version 2 without that section.
+ */
+export const READABLE_VERSIONS = [1, 2] as const;
+export type Version = (typeof READABLE_VERSIONS)[number];
+export const isReadableVersion = (version: unknown): version is Version => READABLE_VERSIONS.includes(version as Version);
 
 /** The first entry: what the archive is, so a reader refuses a version it does not know before anything else. */
 export const MARKER_PATH = 'pds-export.json';
@@ -12,7 +20,7 @@ export const MARKER_PATH = 'pds-export.json';
 export const MANIFEST_PATH = 'manifest.json';
 
 /** The NDJSON sections, in archive order; files come between debits and records. */
-export const PART_SECTIONS = ['users', 'apps', 'bundles', 'combinators', 'debits', 'records'] as const;
+export const PART_SECTIONS = ['users', 'apps', 'bundles', 'combinators', 'debits', 'records', 'activity'] as const;
 export type PartSection = (typeof PART_SECTIONS)[number];
 
 /** Entry numbers have this many digits: names sort in archive order, and stay far below tar's 100-byte name field. */
@@ -149,6 +157,19 @@ export const recordSchema = z.strictObject({
   writer: username.optional().describe('Username of the account that wrote the record'),
 });
 
+/** One entry of the owner's activity log, as GET /api/v2.6/activity answers it, people named by username. */
+export const activitySchema = z.strictObject({
+  kind: z.enum(['change', 'read']).describe('`change` from the outbox, `read` from the reads kept'),
+  type: z.string().min(1).describe('`record.created`, `file.content`, `login.failed` … (docs/events.md)'),
+  actor: z.strictObject({
+    kind: z.enum(['owner', 'user', 'application', 'system']),
+    username: username.optional().describe('Absent for the system, an unknown caller, or an account since deleted'),
+  }),
+  object: z.record(z.string(), z.unknown()).describe('What was changed or read: { fileId }, { namespace, endpoint, recordId } …'),
+  address: z.string().optional().describe('The client address of the request'),
+  time: date,
+});
+
 export const entrySchema = z.strictObject({
   path: z.string().describe('Path of the entry in the archive'),
   size: count.describe('Bytes of the entry'),
@@ -161,7 +182,7 @@ export const entrySchema = z.strictObject({
 export const manifestSchema = z
   .strictObject({
     format: z.literal(FORMAT),
-    version: z.literal(VERSION),
+    version: z.union(READABLE_VERSIONS.map((v) => z.literal(v))),
     instance: z.string().min(1).describe('Address of the exported instance'),
     createdAt: date,
     counts: z.strictObject({
@@ -173,10 +194,18 @@ export const manifestSchema = z
       files: count,
       fileBytes: count.describe('Bytes of all file contents'),
       records: count,
+      activity: count.optional().describe('Entries of the activity log: exactly from version 2'),
     }),
     entries: z.array(entrySchema).describe(`Every entry before ${MANIFEST_PATH}, in archive order`),
   })
-  .meta({ title: 'PDS export manifest', description: `The last entry (${MANIFEST_PATH}) of a PDS export archive, version ${VERSION}` });
+  .refine((manifest) => manifest.version >= 2 === (manifest.counts.activity !== undefined), {
+    message: 'counts.activity is given exactly from version 2',
+    path: ['counts', 'activity'],
+  })
+  .meta({
+    title: 'PDS export manifest',
+    description: `The last entry (${MANIFEST_PATH}) of a PDS export archive, version ${READABLE_VERSIONS.join(' or ')}`,
+  });
 
 export type ExportUser = z.infer<typeof userSchema>;
 export type ExportApp = z.infer<typeof appSchema>;
@@ -185,6 +214,7 @@ export type ExportCombinator = z.infer<typeof combinatorSchema>;
 export type ExportDebit = z.infer<typeof debitSchema>;
 export type ExportFile = z.infer<typeof fileSchema>;
 export type ExportRecord = z.infer<typeof recordSchema>;
+export type ExportActivity = z.infer<typeof activitySchema>;
 export type ManifestEntry = z.infer<typeof entrySchema>;
 export type Manifest = z.infer<typeof manifestSchema>;
 export type Counts = Manifest['counts'];
@@ -197,6 +227,7 @@ export const PART_SCHEMAS = {
   combinators: combinatorSchema,
   debits: debitSchema,
   records: recordSchema,
+  activity: activitySchema,
 } as const;
 
 /** docs/export-manifest.schema.json. */

@@ -16,7 +16,8 @@ import {
   FORMAT,
   MANIFEST_PATH,
   MARKER_PATH,
-  VERSION,
+  READABLE_VERSIONS,
+  isReadableVersion,
   manifestSchema,
   markerSchema,
   parseEntryPath,
@@ -24,6 +25,7 @@ import {
   type ExportFile,
   type Manifest,
   type ManifestEntry,
+  type Version,
 } from './format';
 import { ArchiveError, type Problem } from './problems';
 
@@ -81,7 +83,7 @@ export async function* readArchive(source: AsyncIterable<Buffer>, limits: ReadLi
     await feeding;
     if (!read) throw new ArchiveError('truncated', `the archive ends before its manifest (${MANIFEST_PATH})`);
     read.contents.finish();
-    yield { kind: 'end', manifest: checkManifest(read.manifest, read.seen, read.contents) };
+    yield { kind: 'end', manifest: checkManifest(read) };
   } catch (error) {
     if (error instanceof ArchiveError) throw error;
     // A failure of the pipeline reaches the loop as the extractor's: the pipeline's own names its cause.
@@ -99,7 +101,7 @@ export async function* readArchive(source: AsyncIterable<Buffer>, limits: ReadLi
   }
 }
 
-const STAGES = ['marker', 'users', 'apps', 'bundles', 'combinators', 'debits', 'files', 'records', 'manifest'] as const;
+const STAGES = ['marker', 'users', 'apps', 'bundles', 'combinators', 'debits', 'files', 'records', 'activity', 'manifest'] as const;
 
 function stageOf(name: EntryName): number {
   if (name.kind === 'part') return STAGES.indexOf(name.section);
@@ -108,6 +110,8 @@ function stageOf(name: EntryName): number {
 }
 
 interface EntriesRead {
+  /** The version the marker names. */
+  version: Version;
   /** The manifest as read, not checked yet. */
   manifest: unknown;
   /** Every entry before it, as counted. */
@@ -126,6 +130,7 @@ async function* entriesOf(extract: Extract, limits: ReadLimits): AsyncGenerator<
   /** A Completed file whose content entry must come next. */
   let awaited: { n: number; file: ExportFile } | null = null;
   let manifest: unknown = undefined;
+  let version: Version = READABLE_VERSIONS[0];
 
   for await (const entry of extract) {
     const { name: path, size: declared, type } = entry.header;
@@ -137,6 +142,8 @@ async function* entriesOf(extract: Extract, limits: ReadLimits): AsyncGenerator<
     if (stage === -1 && name?.kind !== 'marker')
       throw new ArchiveError('not-an-export', `the first entry is ${path}, not ${MARKER_PATH}`, path);
     if (!name) throw new ArchiveError('unexpected-path', 'is no path of the format', path);
+    if (name.kind === 'part' && name.section === 'activity' && version < 2)
+      throw new ArchiveError('unexpected-path', `is no path of format version ${version}`, path);
     if (type !== 'file') throw new ArchiveError('unexpected-entry', `is a ${type}, not a regular file`, path);
 
     // Order: stages in turn (a stage may be empty), numbers one up from 1 within a stage, and the content
@@ -174,7 +181,7 @@ async function* entriesOf(extract: Extract, limits: ReadLimits): AsyncGenerator<
     const counted = { path, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
     switch (name.kind) {
       case 'marker':
-        checkMarker(parseJson(bytes, path), path);
+        version = checkMarker(parseJson(bytes, path), path);
         break;
       case 'part':
         yield* contents.part(name.section, bytes, path);
@@ -191,22 +198,29 @@ async function* entriesOf(extract: Extract, limits: ReadLimits): AsyncGenerator<
     }
     seen.push(counted);
   }
-  return manifest === undefined ? null : { manifest, seen, contents };
+  return manifest === undefined ? null : { version, manifest, seen, contents };
 }
 
-function checkMarker(marker: unknown, path: string): void {
+/** The archive's version, once the marker is found to be one this reader reads. */
+function checkMarker(marker: unknown, path: string): Version {
   const { format, version } = (marker ?? {}) as { format?: unknown; version?: unknown };
   if (format !== FORMAT) throw new ArchiveError('not-an-export', `names format ${JSON.stringify(format)}, not ${FORMAT}`, path);
-  if (version !== VERSION) {
-    throw new ArchiveError('unsupported-version', `is version ${JSON.stringify(version)}; this reader reads version ${VERSION}`, path);
+  if (!isReadableVersion(version)) {
+    const readable = READABLE_VERSIONS.join(' and ');
+    throw new ArchiveError('unsupported-version', `is version ${JSON.stringify(version)}; this reader reads versions ${readable}`, path);
   }
   if (!markerSchema.safeParse(marker).success) throw new ArchiveError('invalid-entry', 'holds fields besides format and version', path);
+  return version;
 }
 
-function checkManifest(value: unknown, seen: ManifestEntry[], contents: ContentsCheck): Manifest {
+function checkManifest({ version: expected, manifest: value, seen, contents }: EntriesRead): Manifest {
   const version = (value as { version?: unknown } | null)?.version;
-  if (version !== VERSION)
-    throw new ArchiveError('unsupported-version', `is version ${JSON.stringify(version)}, not ${VERSION}`, MANIFEST_PATH);
+  if (version !== expected)
+    throw new ArchiveError(
+      'unsupported-version',
+      `is version ${JSON.stringify(version)}, not ${expected} as the marker says`,
+      MANIFEST_PATH,
+    );
   const parsed = manifestSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -227,7 +241,8 @@ function checkManifest(value: unknown, seen: ManifestEntry[], contents: Contents
     if (listed.sha256 !== found.sha256) throw new ArchiveError('hash-mismatch', `its SHA-256 is not the one in the manifest`, found.path);
   }
   for (const [kind, count] of Object.entries(contents.counts) as [keyof Manifest['counts'], number][]) {
-    if (manifest.counts[kind] !== count) {
+    // A version 1 manifest has no activity count: its archive has no activity either.
+    if ((manifest.counts[kind] ?? 0) !== count) {
       throw new ArchiveError('count-mismatch', `counts ${manifest.counts[kind]} ${kind}, the archive holds ${count}`, MANIFEST_PATH);
     }
   }

@@ -165,6 +165,9 @@ async function fill(restorer: Restorer, input: RestoreInput, written: string[]):
         if (records.length >= BATCH) await flush();
         break;
       }
+      // The old instance's history, kept in the archive for its owner to read: this instance's log starts anew.
+      case 'activity':
+        break;
       case 'end': {
         await flush();
         await restorer.fileIdCounters(counters.filter((c) => c.last >= 0));

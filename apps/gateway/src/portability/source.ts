@@ -3,7 +3,7 @@
 // the accounts (id → username) and one page.
 import type { PortabilityRepository, RecordCursor } from '@pds/db';
 import { objectKey, type BlobStore } from '@pds/storage';
-import type { ExportApp, ExportBundle, ExportCombinator, ExportDebit, ExportRecord, ExportUser } from './format';
+import type { ExportActivity, ExportApp, ExportBundle, ExportCombinator, ExportDebit, ExportRecord, ExportUser } from './format';
 import type { ExportSource, FileToExport } from './writer';
 
 const PAGE = 500;
@@ -132,6 +132,28 @@ export async function instanceSource(
     }
   }
 
+  // The changes, then the reads, each in the order they were kept. Addresses are the owner's to see (as
+  // in GET /api/v2.6/activity); objects hold ids and names, never a token.
+  async function* activity(): AsyncGenerator<ExportActivity> {
+    for (const kind of ['change', 'read'] as const) {
+      for (let after = '-1'; ;) {
+        const page = await repository.activityPage(instance.id, kind, after, PAGE);
+        for (const entry of page) {
+          yield {
+            kind,
+            type: entry.type,
+            actor: { kind: entry.actorKind, username: name(entry.actorId) },
+            object: entry.object,
+            address: given(entry.address),
+            time: iso(entry.at),
+          };
+        }
+        if (page.length < PAGE) break;
+        after = (page[page.length - 1] as { key: string }).key;
+      }
+    }
+  }
+
   return {
     instance: instance.address,
     createdAt,
@@ -144,5 +166,6 @@ export async function instanceSource(
     debits: debits(),
     files: files(),
     records: records(),
+    activity: activity(),
   };
 }

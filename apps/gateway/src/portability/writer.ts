@@ -23,6 +23,7 @@ import {
   fileSchema,
   partPath,
   type Counts,
+  type ExportActivity,
   type ExportApp,
   type ExportBundle,
   type ExportCombinator,
@@ -58,6 +59,8 @@ export interface ExportSource {
   files: AsyncIterable<FileToExport>;
   /** Best ordered by table: a part never mixes two tables, so each change of table closes one. */
   records: AsyncIterable<ExportRecord>;
+  /** The owner's activity log as the instance still keeps it (not restored by an import). */
+  activity: AsyncIterable<ExportActivity>;
 }
 
 export interface ArchiveOptions {
@@ -109,7 +112,7 @@ export async function storeArchive(
 }
 
 async function fill(entries: Entries, source: ExportSource, options: ArchiveOptions): Promise<Manifest> {
-  const counts: Counts = { users: 0, apps: 0, bundles: 0, combinators: 0, debits: 0, files: 0, fileBytes: 0, records: 0 };
+  const counts: Counts = { users: 0, apps: 0, bundles: 0, combinators: 0, debits: 0, files: 0, fileBytes: 0, records: 0, activity: 0 };
   const progress = () => options.onProgress?.({ ...counts });
   await entries.add(MARKER_PATH, json({ format: FORMAT, version: VERSION }));
   counts.users = await writeParts(entries, 'users', source.users, progress);
@@ -132,6 +135,7 @@ async function fill(entries: Entries, source: ExportSource, options: ArchiveOpti
     progress();
   }
   counts.records = await writeParts(entries, 'records', source.records, progress, (record) => `${record.namespace}/${record.endpoint}`);
+  counts.activity = await writeParts(entries, 'activity', source.activity, progress);
   const manifest: Manifest = {
     format: FORMAT,
     version: VERSION,
