@@ -171,8 +171,10 @@ async function fill(restorer: Restorer, input: RestoreInput, written: string[]):
       case 'end': {
         await flush();
         await restorer.fileIdCounters(counters.filter((c) => c.last >= 0));
-        await input.commit(restorer, part.manifest.counts);
-        return { counts: part.manifest.counts, pictures };
+        // What was restored: the activity the archive holds is not.
+        const { activity: _notRestored, ...counts } = part.manifest.counts;
+        await input.commit(restorer, counts);
+        return { counts, pictures };
       }
     }
   }
