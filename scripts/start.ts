@@ -1,6 +1,7 @@
 // `pnpm start`: the whole cluster on one machine. With no DATABASE_URL it runs embedded PostgreSQL in
-// DATA_DIR; it uses REDIS_URL, or a local Redis, or starts redis-server from PATH; then it applies
-// migrations and runs gateway, dex and their workers in this process. Ctrl-C (or SIGTERM) stops everything
+// DATA_DIR; it uses REDIS_URL, or a local Redis, or starts redis-server from PATH; mail goes to SMTP_URL,
+// or to a local catcher that prints each message here; then it applies migrations and runs gateway,
+// dex and their workers in this process. Ctrl-C (or SIGTERM) stops everything
 // gracefully, the embedded database last.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { ensureConsoleBuilt } from './lib/console';
 import { ensureDatabase, ensurePostgres, redact, withDatabase } from './lib/postgres';
 import { migrate } from './lib/prisma';
 import { ensureRedis } from './lib/redis';
+import { startSmtpCatcher, type CaughtMail } from './lib/smtp-catcher';
 
 // Every long-running process sets the V8 heap's growth itself (see @pds/runtime heap.ts for why).
 setHeapGrowth();
@@ -109,6 +111,10 @@ async function start(): Promise<Stoppable> {
     const redis = await ensureRedis(process.env.REDIS_URL);
     closers.push(() => redis.stop());
 
+    // No relay configured: mail (password resets) is caught here and printed, links and all.
+    const catcher = process.env.SMTP_URL ? undefined : await startSmtpCatcher({ onMail: printMail });
+    if (catcher) closers.push(() => catcher.stop());
+
     const config = loadConfigFor('cluster', {
       PUBLIC_URL_SCHEME: 'http',
       PUBLIC_PORT: port,
@@ -119,6 +125,7 @@ async function start(): Promise<Stoppable> {
       DATABASE_URL: databaseUrl,
       DEX_DATABASE_URL: dexDatabaseUrl,
       REDIS_URL: redis.url,
+      ...(catcher ? { SMTP_URL: catcher.url } : {}),
       // Its own key prefix, kept with its data: counters and queues start afresh with a new DATA_DIR, and
       // never mix with another start's (or the tests') on a shared Redis.
       QUEUE_PREFIX: kept(dataDir, 'QUEUE_PREFIX', 'queue-prefix', () => `pds-${randomBytes(4).toString('hex')}`),
@@ -155,6 +162,7 @@ PDS cluster running (Ctrl-C stops it)
   }
   postgres  ${postgres.origin} ${redact(withDatabase(postgres.adminUrl, ''))}
   redis     ${redis.origin} ${redis.url} (keys under ${config.QUEUE_PREFIX}:)
+  mail      ${catcher ? `caught at ${catcher.url} and printed here (set SMTP_URL to send it)` : 'sent to SMTP_URL'}
   data      ${dataDir} (files: ${config.STORAGE})
 
 Sign up an instance:
@@ -166,6 +174,11 @@ Sign up an instance:
     await stop();
     throw new Error(`pnpm start failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
+}
+
+/** A caught mail, as a person reads it in the terminal. */
+function printMail(mail: CaughtMail): void {
+  console.log(`\n--- mail to ${mail.to.join(', ')}: ${mail.subject}\n${mail.text.trim()}\n---\n`);
 }
 
 runProcess(start);

@@ -16,6 +16,8 @@ import {
   FileRepository,
   InstanceAdminRepository,
   InstanceRepository,
+  PasswordResetRepository,
+  TotpRepository,
   UserRepository,
   type GatewayDb,
 } from '@pds/db';
@@ -31,7 +33,9 @@ import { DexPushService } from './apps/dex-push';
 import { ApplicationService } from './apps/service';
 import { AccountCache } from './auth/accounts';
 import { LoginService } from './auth/login';
+import { PasswordService } from './auth/password-service';
 import { AuthService } from './auth/service';
+import { TotpService } from './auth/totp';
 import { consolePages } from './console';
 import { Cors } from './cors';
 import { DataAccessPolicy } from './data/access';
@@ -47,6 +51,7 @@ import { ProfileService } from './hat/profile';
 import type { ThumbnailQueue } from './files/thumbnails';
 import { Invalidation } from './instances/invalidation';
 import { InstanceRegistry } from './instances/registry';
+import { Mailer, type MailQueue } from './mail/mailer';
 import { addressOfHost } from './instances/tenancy';
 import { GatewayPipeline } from './pipeline';
 import { gatewayReadiness } from './readiness';
@@ -62,6 +67,8 @@ export interface GatewayDeps {
   logger: Logger;
   masterKey: Buffer;
   dexRegistration: DexRegistrationQueue;
+  /** Where mail goes (the worker sends it); without it password resets and other mail answer 503. */
+  mail?: MailQueue;
   /** Where completed images are sent for a thumbnail (the worker makes them); without it none are made. */
   thumbnails?: ThumbnailQueue;
   /** Where file bytes live (local disk or S3); see @pds/storage. */
@@ -93,6 +100,8 @@ export interface Gateway {
   registry: InstanceRegistry;
   auth: AuthService;
   signup: SignupService;
+  /** The mail port: any feature queues a message with `mail.enqueue({ to, subject, text, html })`. */
+  mail: Mailer;
 }
 
 export function createApp(deps: GatewayDeps): Gateway {
@@ -124,6 +133,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     (tenant) => registry.signingKeys(tenant),
     (instanceId, at) => instances.touchActivity(instanceId, at),
   );
+  const totp = new TotpService(new TotpRepository(db), users, deps.masterKey, clock);
   const logins = new LoginService(
     auth,
     new RateLimit(deps.redis, {
@@ -131,7 +141,22 @@ export function createApp(deps: GatewayDeps): Gateway {
       durationSeconds: config.LOGIN_RATE_WINDOW,
       keyPrefix: `${redisPrefix}:login`,
     }),
+    totp,
   );
+  const mail = new Mailer(deps.mail);
+  const passwords = new PasswordService(users, new PasswordResetRepository(db, accountsChanged), auth, mail, clock, {
+    client: new RateLimit(deps.redis, {
+      points: config.RESET_RATE_LIMIT,
+      durationSeconds: config.RESET_RATE_WINDOW,
+      keyPrefix: `${redisPrefix}:reset`,
+    }),
+    // One instance may be asked for from many addresses; its owner's mailbox is what this protects.
+    instance: new RateLimit(deps.redis, {
+      points: config.RESET_RATE_LIMIT * 10,
+      durationSeconds: config.RESET_RATE_WINDOW,
+      keyPrefix: `${redisPrefix}:reset-instance`,
+    }),
+  });
   const signupLimit = new RateLimit(deps.redis, {
     points: config.SIGNUP_RATE_LIMIT,
     durationSeconds: config.SIGNUP_RATE_WINDOW,
@@ -181,6 +206,8 @@ export function createApp(deps: GatewayDeps): Gateway {
     registry,
     auth,
     logins,
+    passwords,
+    totp,
     pages,
     localStore: deps.blobStore instanceof LocalBlobStore ? deps.blobStore : undefined,
     files: fileService,
@@ -232,7 +259,7 @@ export function createApp(deps: GatewayDeps): Gateway {
   const admin = config.ADMIN_TOKEN
     ? createAdminApp(new AdminService(instanceAdmin, registry, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
     : undefined;
-  return { app: dispatcher, express: app, routes, admin, registry, auth, signup };
+  return { app: dispatcher, express: app, routes, admin, registry, auth, signup, mail };
 
   function addressOfRequest(req: Request): string {
     return addressOfHost(clientOf(req, trust).host);

@@ -1,7 +1,16 @@
-// Runs the gateway's jobs (dex registration, upload sweep, thumbnails) until `close()`. It holds the gateway
+// Runs the gateway's jobs (dex registration, upload sweep, thumbnails, mail) until `close()`. It holds the gateway
 // database and blob store only: dex's database and key belong to dex's worker.
-import type { GatewayWorkerConfig } from '@pds/config';
-import { createGatewayDb, databaseChecks, disconnectOnFailure, FileRepository, GatewayDexStateRepository, poolUse } from '@pds/db';
+import { instanceUrl, type GatewayWorkerConfig } from '@pds/config';
+import {
+  createGatewayDb,
+  databaseChecks,
+  disconnectOnFailure,
+  FileRepository,
+  GatewayDexStateRepository,
+  PasswordResetRepository,
+  poolUse,
+  UserRepository,
+} from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import {
   blockingRedis,
@@ -15,9 +24,11 @@ import {
 } from '@pds/queue';
 import { createBlobStore, LocalBlobStore, objectKey, removeOrphans, S3BlobStore, type BlobStore } from '@pds/storage';
 import { dexRegistrationProcessor } from './jobs/dex-registration';
+import { mailProcessor } from './jobs/mail';
 import { requeuePendingRegistrations } from './jobs/reconcile';
 import { thumbnailProcessor } from './jobs/thumbnail';
 import { uploadSweepProcessor } from './jobs/upload-sweep';
+import { mailFrom, smtpSender } from './mail/smtp';
 
 /** How often abandoned uploads are looked for (they are removed once older than UPLOAD_DEADLINE). */
 export const UPLOAD_SWEEP_EVERY_MS = 5 * 60 * 1000;
@@ -33,6 +44,8 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const states = new GatewayDexStateRepository(db);
   const files = new FileRepository(db);
   const clock = () => new Date();
+  const sender = config.SMTP_URL ? smtpSender(config.SMTP_URL, mailFrom(config)) : undefined;
+  if (!sender) logger.warn('SMTP_URL is not set: mail jobs (password resets) fail until it is');
 
   const workers = [
     runQueue(QUEUE_NAMES.dexRegistration, dexRegistrationProcessor({ dexUrl: config.DEX_URL, states }), queue, logger),
@@ -51,18 +64,31 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     ),
     // Two at a time: decoding an image takes a core for a moment.
     runQueue(QUEUE_NAMES.thumbnail, thumbnailProcessor({ files, store }), queue, logger, 2),
+    runQueue(
+      QUEUE_NAMES.mail,
+      mailProcessor({
+        sender,
+        users: new UserRepository(db),
+        resets: new PasswordResetRepository(db),
+        clock,
+        consoleUrl: (address) => instanceUrl(config, address),
+      }),
+      queue,
+      logger,
+    ),
   ];
   const registration = dexRegistrationProducer(queue);
   // Producers of the queues: the registration requeue, and the depth metrics.
   const sweep = new Producer(QUEUE_NAMES.uploadSweep, queue);
   const thumbnails = new Producer(QUEUE_NAMES.thumbnail, queue);
+  const mail = new Producer(QUEUE_NAMES.mail, queue);
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   const close = await startJobProcess({
     name: 'gateway worker',
     logger,
     workers,
-    producers: [registration, sweep, thumbnails],
+    producers: [registration, sweep, thumbnails, mail],
     connection: redis,
     prefix: config.QUEUE_PREFIX,
     graceMs,
@@ -70,7 +96,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
       await scheduleUploadSweep(queue, UPLOAD_SWEEP_EVERY_MS);
       await requeuePendingRegistrations(states, registration, logger);
       const metrics = await startMetrics('gateway-worker', config);
-      metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue]);
+      metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue, mail.queue]);
       metrics?.metrics.pool(() => poolUse(db));
       const stopReconciling = reconcileEvery(() => requeuePendingRegistrations(states, registration, logger), logger);
       return async () => {
@@ -78,7 +104,10 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
         await metrics?.close();
       };
     },
-    release: () => db.$disconnect(),
+    release: async () => {
+      sender?.close();
+      await db.$disconnect();
+    },
   });
   return { close: once(close), graceMs };
 }
