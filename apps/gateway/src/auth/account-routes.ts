@@ -97,7 +97,7 @@ export function accountRoutes(auth: AuthService, passwords: PasswordService, tot
       description: 'The secret is in force only once confirmed with a code. 409 while two-factor authentication is on.',
       responses: {
         200: {
-          description: 'The secret, as text, as an otpauth:// URI and as a QR code (a PNG data: URL)',
+          description: 'The secret, as text, as an otpauth:// URI and as a QR code of that URI (SVG markup)',
           body: z.object({ secret: z.string(), uri: z.string(), qrCode: z.string() }),
         },
       },
