@@ -24,7 +24,7 @@ function ChangePassword() {
     }
   };
   return (
-    <section aria-labelledby="password-title">
+    <section class="panel security-part" aria-labelledby="password-title">
       <h2 id="password-title">Password</h2>
       <form onSubmit={submit}>
         <label>
@@ -128,7 +128,7 @@ function TwoFactor() {
   );
 
   return (
-    <section aria-labelledby="totp-title">
+    <section class="panel security-part" aria-labelledby="totp-title">
       <h2 id="totp-title">Two-factor authentication</h2>
       {!state ? null : state.enabled ? (
         <>
@@ -191,7 +191,7 @@ function Sessions() {
     }
   };
   return (
-    <section aria-labelledby="sessions-title">
+    <section class="panel security-part" aria-labelledby="sessions-title">
       <h2 id="sessions-title">Sessions</h2>
       <p>Lost a device, or logged in somewhere you should not have? End every session of your account, this one too.</p>
       <button type="button" class="secondary" onClick={logOutEverywhere}>
