@@ -28,7 +28,10 @@ interface Product {
   output(): string;
 }
 
+/** Every page, or the ones named on the command line (`pnpm docs:check docs/accounts.md`). */
 function pages(): string[] {
+  const named = process.argv.slice(2);
+  if (named.length) return named;
   const docs = readdirSync(path.join(ROOT, 'docs'))
     .filter((name) => name.endsWith('.md'))
     .sort()

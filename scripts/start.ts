@@ -111,8 +111,9 @@ async function start(): Promise<Stoppable> {
     const redis = await ensureRedis(process.env.REDIS_URL);
     closers.push(() => redis.stop());
 
-    // No relay configured: mail (password resets) is caught here and printed, links and all.
-    const catcher = process.env.SMTP_URL ? undefined : await startSmtpCatcher({ onMail: printMail });
+    // No relay configured: mail (password resets) is caught here, printed, and kept in DATA_DIR/mail.
+    const mailDir = path.join(dataDir, 'mail');
+    const catcher = process.env.SMTP_URL ? undefined : await startSmtpCatcher({ onMail: (mail) => keepMail(mailDir, mail) });
     if (catcher) closers.push(() => catcher.stop());
 
     const config = loadConfigFor('cluster', {
@@ -162,7 +163,7 @@ PDS cluster running (Ctrl-C stops it)
   }
   postgres  ${postgres.origin} ${redact(withDatabase(postgres.adminUrl, ''))}
   redis     ${redis.origin} ${redis.url} (keys under ${config.QUEUE_PREFIX}:)
-  mail      ${catcher ? `caught at ${catcher.url} and printed here (set SMTP_URL to send it)` : 'sent to SMTP_URL'}
+  mail      ${catcher ? `caught at ${catcher.url}, printed here and kept in ${mailDir} (set SMTP_URL to send it)` : 'sent to SMTP_URL'}
   data      ${dataDir} (files: ${config.STORAGE})
 
 Sign up an instance:
@@ -176,9 +177,12 @@ Sign up an instance:
   }
 }
 
-/** A caught mail, as a person reads it in the terminal. */
-function printMail(mail: CaughtMail): void {
-  console.log(`\n--- mail to ${mail.to.join(', ')}: ${mail.subject}\n${mail.text.trim()}\n---\n`);
+/** A caught mail, as a person reads it: in the terminal, and as a text file (newest name last) in `folder`. */
+function keepMail(folder: string, mail: CaughtMail): void {
+  const text = `To: ${mail.to.join(', ')}\nSubject: ${mail.subject}\n\n${mail.text.trim()}\n`;
+  console.log(`\n--- mail\n${text}---\n`);
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  writeFileSync(path.join(folder, `${new Date().toISOString().replace(/[:.]/g, '-')}.txt`), text, { mode: 0o600 });
 }
 
 runProcess(start);
