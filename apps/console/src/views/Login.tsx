@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, errorText, logIn, waitWords } from '../api';
 import { BrandMark } from '../icons';
 import { href } from '../router';
-import { Status } from '../ui';
+import { PasswordField, Status } from '../ui';
 
 /** A 401 that asks for the second factor (the password was right). */
 const needsCode = (error: unknown) => error instanceof ApiFailure && error.status === 401 && /code/i.test(error.message);
@@ -59,17 +59,7 @@ export function Login({ heading = 'Log in', intro, notice }: { heading?: string;
           Username
           <input name="username" autocomplete="username" required value={username} onInput={(e) => setUsername(e.currentTarget.value)} />
         </label>
-        <label>
-          Password
-          <input
-            name="password"
-            type="password"
-            autocomplete="current-password"
-            required
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        </label>
+        <PasswordField label="Password" name="password" autocomplete="current-password" value={password} onValue={setPassword} />
         {code !== undefined ? (
           <label>
             Code from your authenticator app (or a recovery code)

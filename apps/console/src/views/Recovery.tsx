@@ -5,7 +5,7 @@ import { ApiFailure, call, errorText } from '../api';
 import { BrandMark } from '../icons';
 import { href } from '../router';
 import { endSession } from '../session';
-import { Status } from '../ui';
+import { PasswordField, Status } from '../ui';
 
 /** The login page's query after a reset, so it says why the person is there. */
 export const PASSWORD_SET = 'passwordSet';
@@ -91,28 +91,8 @@ export function Reset({ token }: { token: string }) {
       <h1 id="reset-title">Choose a new password</h1>
       <p class="muted">{location.hostname}</p>
       <form onSubmit={submit}>
-        <label>
-          New password
-          <input
-            name="newPassword"
-            type="password"
-            autocomplete="new-password"
-            required
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        </label>
-        <label>
-          The same again
-          <input
-            name="repeat"
-            type="password"
-            autocomplete="new-password"
-            required
-            value={repeat}
-            onInput={(e) => setRepeat(e.currentTarget.value)}
-          />
-        </label>
+        <PasswordField label="New password" name="newPassword" autocomplete="new-password" value={password} onValue={setPassword} />
+        <PasswordField label="The same again" name="repeat" autocomplete="new-password" value={repeat} onValue={setRepeat} />
         <button type="submit" disabled={busy}>
           Set the password
         </button>

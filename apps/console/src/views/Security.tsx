@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, call, errorText } from '../api';
 import { endSession } from '../session';
-import { ScreenTitle, Status } from '../ui';
+import { PasswordField, ScreenTitle, Status } from '../ui';
 
 type Outcome = { message?: string; error?: string };
 
@@ -27,28 +27,8 @@ function ChangePassword() {
     <section class="panel security-part" aria-labelledby="password-title">
       <h2 id="password-title">Password</h2>
       <form onSubmit={submit}>
-        <label>
-          Current password
-          <input
-            name="password"
-            type="password"
-            autocomplete="current-password"
-            required
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        </label>
-        <label>
-          New password
-          <input
-            name="newPassword"
-            type="password"
-            autocomplete="new-password"
-            required
-            value={newPassword}
-            onInput={(e) => setNewPassword(e.currentTarget.value)}
-          />
-        </label>
+        <PasswordField label="Current password" name="password" autocomplete="current-password" value={password} onValue={setPassword} />
+        <PasswordField label="New password" name="newPassword" autocomplete="new-password" value={newPassword} onValue={setNewPassword} />
         <button type="submit">Change the password</button>
       </form>
       <Status {...status} />
