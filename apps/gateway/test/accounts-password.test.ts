@@ -76,6 +76,15 @@ async function msUntilRefused(app: RequestListener, address: string, token: stri
   throw new Error('token still accepted after 3 s');
 }
 
+describe('the mail port', () => {
+  it('sends a queued message, text and HTML, through the worker over SMTP', async () => {
+    await gw.mail.enqueue({ to: 'someone@example.com', subject: 'Hello', text: 'Plain words', html: '<p>Plain words</p>' });
+    const mail = await mailbox.next('someone@example.com');
+    expect(mail).toMatchObject({ from: `no-reply@${gw.config.CLUSTER_DOMAIN}`, subject: 'Hello', text: 'Plain words' });
+    expect(mail.html).toContain('<p>Plain words</p>');
+  });
+});
+
 describe('password reset by e-mail', () => {
   it('answers the same for any address, and mails a link to the owner only', async () => {
     const alice = owners.alice;
