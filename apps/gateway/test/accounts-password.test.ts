@@ -95,6 +95,14 @@ describe('password reset by e-mail', () => {
     expect(unknown.body).toEqual(known.body);
     expect(known.body).toEqual({ message: RESET_REQUESTED });
     expect(JSON.stringify(known.body)).not.toMatch(/token/i);
+    // The original answered the token itself to anyone who asked with sendEmailToUser=false.
+    const noMail = await request(gw.app)
+      .post('/control/v2/auth/passwordReset?sendEmailToUser=false')
+      .set('Host', alice.address)
+      .send({ email: 'alice@example.com' });
+    expect(noMail.status).toBe(200);
+    expect(noMail.body).toEqual({ message: RESET_REQUESTED });
+    await mailbox.next('alice@example.com');
 
     const mail = await mailbox.next('alice@example.com');
     expect(mail.subject).toContain(alice.address);
