@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { loadConfigFor, type Env, type GatewayConfig } from '@pds/config';
 import { createLogger } from '@pds/runtime';
-import { dexRegistrationProducer, mailProducer, thumbnailProducer, type Producer } from '@pds/queue';
+import { dexRegistrationProducer, mailProducer, portabilityProducers, thumbnailProducer, type Producer } from '@pds/queue';
 import { createApp, type Gateway, type GatewayDeps } from '@pds/gateway';
 // The root package does not depend on @pds/storage; the gateway resolves it as a workspace package.
 import { createBlobStore, type BlobStore } from '../../packages/storage/src';
@@ -29,6 +29,8 @@ export interface TestGateway extends Gateway {
   thumbnails: Producer<'thumbnail'>;
   /** Where mail jobs go; a test that wants them sent runs the job over `redisPrefix` (test/support/mailbox.ts). */
   mailQueue: Producer<'mail'>;
+  /** Where exports and imports ask for their jobs; a test that wants them runs the jobs over `redisPrefix`. */
+  portability: ReturnType<typeof portabilityProducers>;
   databaseUrl: string;
   /** The store the gateway uses (STORAGE=local by default), for checking bytes directly. */
   blobStore: BlobStore;
@@ -71,6 +73,7 @@ export async function startTestGateway(
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: redisPrefix });
   const thumbnails = thumbnailProducer({ connection: redis, prefix: redisPrefix });
   const mailQueue = mailProducer({ connection: redis, prefix: redisPrefix });
+  const portability = portabilityProducers({ connection: redis, prefix: redisPrefix });
   const clock = testClock();
   const blobStore = await createBlobStore(config);
   const gateway = createApp({
@@ -83,6 +86,7 @@ export async function startTestGateway(
     dexRegistration,
     thumbnails,
     mail: mailQueue,
+    portability,
     clock,
     redisPrefix,
     blobStore,
@@ -98,6 +102,7 @@ export async function startTestGateway(
     dexRegistration,
     thumbnails,
     mailQueue,
+    portability,
     databaseUrl: database.url,
     blobStore,
     close: async () => {
@@ -107,6 +112,10 @@ export async function startTestGateway(
       await thumbnails.close();
       await mailQueue.queue.obliterate({ force: true }).catch(() => undefined);
       await mailQueue.close();
+      for (const producer of [portability.exports, portability.imports]) {
+        await producer.queue.obliterate({ force: true }).catch(() => undefined);
+        await producer.close();
+      }
       subscriber.disconnect();
       redis.disconnect();
       await db.$disconnect();

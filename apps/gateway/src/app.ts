@@ -15,6 +15,7 @@ import {
   DataCombinatorRepository,
   FileRepository,
   InstanceAdminRepository,
+  PortabilityRepository,
   InstanceRepository,
   PasswordResetRepository,
   TotpRepository,
@@ -48,7 +49,9 @@ import { ArchiveService } from './files/archive';
 import { RedisArchiveSelections } from './files/archive-selections';
 import { FileService } from './files/service';
 import { ProfileService } from './hat/profile';
+import { PortabilityService, type PortabilityQueues } from './portability/service';
 import type { ThumbnailQueue } from './files/thumbnails';
+import { ClosingService } from './instances/closing';
 import { Invalidation } from './instances/invalidation';
 import { InstanceRegistry } from './instances/registry';
 import { Mailer, type MailQueue } from './mail/mailer';
@@ -71,6 +74,8 @@ export interface GatewayDeps {
   mail?: MailQueue;
   /** Where completed images are sent for a thumbnail (the worker makes them); without it none are made. */
   thumbnails?: ThumbnailQueue;
+  /** Where export and import jobs are asked for (the worker runs them); without them neither starts (503). */
+  portability?: PortabilityQueues;
   /** Where file bytes live (local disk or S3); see @pds/storage. */
   blobStore: BlobStore;
   clock?: Clock;
@@ -134,15 +139,12 @@ export function createApp(deps: GatewayDeps): Gateway {
     (instanceId, at) => instances.touchActivity(instanceId, at),
   );
   const totp = new TotpService(new TotpRepository(db), users, deps.masterKey, clock);
-  const logins = new LoginService(
-    auth,
-    new RateLimit(deps.redis, {
-      points: config.LOGIN_RATE_LIMIT,
-      durationSeconds: config.LOGIN_RATE_WINDOW,
-      keyPrefix: `${redisPrefix}:login`,
-    }),
-    totp,
-  );
+  const loginLimit = new RateLimit(deps.redis, {
+    points: config.LOGIN_RATE_LIMIT,
+    durationSeconds: config.LOGIN_RATE_WINDOW,
+    keyPrefix: `${redisPrefix}:login`,
+  });
+  const logins = new LoginService(auth, loginLimit, totp);
   const mail = new Mailer(deps.mail);
   const passwords = new PasswordService(users, new PasswordResetRepository(db, accountsChanged), auth, mail, clock, {
     client: new RateLimit(deps.redis, {
@@ -196,6 +198,24 @@ export function createApp(deps: GatewayDeps): Gateway {
     signedUrlTtl: config.SIGNED_URL_TTL,
     baseUrl: (address) => instanceUrl(config, address),
   });
+  const instanceAdmin = new InstanceAdminRepository(db);
+  const closing = new ClosingService({
+    instances: instanceAdmin,
+    registry,
+    users,
+    passwordLimit: loginLimit,
+    clock,
+    graceDays: config.INSTANCE_CLOSE_GRACE_DAYS,
+  });
+  const portability = new PortabilityService({
+    repository: new PortabilityRepository(db),
+    store: deps.blobStore,
+    queues: deps.portability,
+    clock,
+    signedUrlTtl: config.SIGNED_URL_TTL,
+    importMaxBytes: config.IMPORT_MAX_BYTES,
+    baseUrl: (address) => instanceUrl(config, address),
+  });
   const pages = consolePages(config, applications, trust, logger, async (address) => (await registry.resolve(address)) !== null);
 
   const routes = routeTable({
@@ -212,7 +232,9 @@ export function createApp(deps: GatewayDeps): Gateway {
     localStore: deps.blobStore instanceof LocalBlobStore ? deps.blobStore : undefined,
     files: fileService,
     archives,
+    portability,
     users: new UserService(users),
+    closing,
     apps,
     push,
     data: new DataService(records, changes, dataAccess),
@@ -253,11 +275,10 @@ export function createApp(deps: GatewayDeps): Gateway {
 
   const dispatcher = createDispatcher({ routes, pipeline, fallback: app, logger, metrics: deps.metrics });
 
-  const instanceAdmin = new InstanceAdminRepository(db);
   if (deps.metrics) clusterTotals(deps.metrics, instanceAdmin);
   const quotas = { bytes: config.QUOTA_BYTES, recordsBytes: config.QUOTA_RECORDS_BYTES };
   const admin = config.ADMIN_TOKEN
-    ? createAdminApp(new AdminService(instanceAdmin, registry, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
+    ? createAdminApp(new AdminService(instanceAdmin, registry, closing, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
     : undefined;
   return { app: dispatcher, express: app, routes, admin, registry, auth, signup, mail };
 

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { GatewayConfig } from '@pds/config';
 import { createGatewayDb, databaseChecks, disconnectOnFailure, poolUse } from '@pds/db';
 import { boundPort, closeServer, createLogger, flushLogs, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
-import { dexRegistrationProducer, mailProducer, requestRedis, thumbnailProducer } from '@pds/queue';
+import { dexRegistrationProducer, mailProducer, portabilityProducers, requestRedis, thumbnailProducer } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
 import { createApp, type Gateway } from './app';
 
@@ -28,6 +28,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
   const thumbnails = thumbnailProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
   const mail = mailProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
+  const portability = portabilityProducers({ connection: redis, prefix: config.QUEUE_PREFIX });
   // Cache invalidation between gateways (instances/invalidation.ts) needs a connection of its own.
   const subscriber = redis.duplicate();
   let metrics: Awaited<ReturnType<typeof startMetrics>>;
@@ -36,6 +37,8 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     await dexRegistration.close();
     await thumbnails.close();
     await mail.close();
+    await portability.exports.close();
+    await portability.imports.close();
     subscriber.disconnect();
     redis.disconnect();
     await db.$disconnect();
@@ -59,6 +62,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
       dexRegistration,
       thumbnails,
       mail,
+      portability,
       blobStore,
       metrics: metrics?.metrics,
     });

@@ -1,6 +1,7 @@
 export * from './clients';
 export * from './instances';
 export * from './instance-admin';
+export * from './erasure';
 export * from './combinators';
 export { UserRepository, type Account, type AccountsChanged, type NewUser, type User } from './users';
 export * from './password-resets';
@@ -18,3 +19,4 @@ export * from './key-rotation';
 export * from './migrations';
 export * from './readiness';
 export { listenToStatements, postgresErrorCode, type StatementListener } from './sql';
+export * from './portability';
