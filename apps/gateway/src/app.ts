@@ -138,12 +138,12 @@ export function createApp(deps: GatewayDeps): Gateway {
     (tenant) => registry.signingKeys(tenant),
     (instanceId, at) => instances.touchActivity(instanceId, at),
   );
-  const totp = new TotpService(new TotpRepository(db), users, deps.masterKey, clock);
   const loginLimit = new RateLimit(deps.redis, {
     points: config.LOGIN_RATE_LIMIT,
     durationSeconds: config.LOGIN_RATE_WINDOW,
     keyPrefix: `${redisPrefix}:login`,
   });
+  const totp = new TotpService(new TotpRepository(db), users, deps.masterKey, clock, loginLimit);
   const logins = new LoginService(auth, loginLimit, totp);
   const mail = new Mailer(deps.mail);
   const passwords = new PasswordService(users, new PasswordResetRepository(db, accountsChanged), auth, mail, clock, {

@@ -92,3 +92,16 @@ describe('two-factor authentication', () => {
     expect((await login()).status).toBe(200);
   });
 });
+
+describe('guessing codes', () => {
+  const limited = useGateway({ env: { LOGIN_RATE_LIMIT: '3' }, owners: ['erin'] });
+
+  it('counts codes tried to turn it on or off with the log-in limit: 429 past it, even with a valid token', async () => {
+    const { erin } = limited.owners;
+    const post = (path: string) => request(limited.gw.app).post(path).set('Host', erin.address).set('X-Auth-Token', erin.token);
+    expect((await post('/api/v2.6/auth/totp/enrol')).status).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await post('/api/v2.6/auth/totp/confirm').send({ code: '000000' })).status);
+    expect(statuses).toEqual([400, 400, 400, 429]);
+  });
+});

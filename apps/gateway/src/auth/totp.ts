@@ -6,7 +6,7 @@ import { createHash, randomInt } from 'node:crypto';
 import * as OTPAuth from 'otpauth';
 import QRCode from 'qrcode';
 import type { TotpRepository, UserRepository } from '@pds/db';
-import { ApiError } from '@pds/http';
+import { ApiError, type RateLimit } from '@pds/http';
 import { openPrivateKey, sealPrivateKey, type Clock } from '@pds/tokens';
 import type { Caller } from '../context';
 import type { ResolvedInstance } from '../instances/registry';
@@ -35,6 +35,8 @@ export class TotpService {
     private readonly users: UserRepository,
     private readonly masterKey: Buffer,
     private readonly clock: Clock,
+    /** The log-in limit: codes tried to confirm or turn off count with log-ins, per account (a stolen token cannot guess on). */
+    private readonly limiter: RateLimit,
   ) {}
 
   async status(tenant: ResolvedInstance, caller: Caller): Promise<{ enabled: boolean; recoveryCodesLeft: number }> {
@@ -58,6 +60,7 @@ export class TotpService {
   async confirm(tenant: ResolvedInstance, caller: Caller, code: string): Promise<{ recoveryCodes: string[] }> {
     const instanceId = tenant.instance.id;
     const userId = own(caller);
+    await this.limiter.consume(`${instanceId}:totp:${userId}`);
     const state = await this.totp.state(instanceId, userId);
     if (!state?.secretEnc || state.enabled) throw ApiError.conflict('Nothing to confirm: enrol first');
     if (!(await this.validCode(instanceId, userId, state.secretEnc, code))) throw ApiError.badRequest(CODE_INVALID);
@@ -70,6 +73,7 @@ export class TotpService {
   /** Turns the second factor off; it takes a current code (or a recovery code). */
   async disable(tenant: ResolvedInstance, caller: Caller, code: string): Promise<void> {
     const userId = own(caller);
+    await this.limiter.consume(`${tenant.instance.id}:totp:${userId}`);
     if (!(await this.check(tenant.instance.id, userId, code))) throw ApiError.badRequest(CODE_INVALID);
     await this.totp.disable(tenant.instance.id, userId);
   }
