@@ -1,7 +1,7 @@
 // `pnpm start`: the whole cluster on one machine. With no DATABASE_URL it runs embedded PostgreSQL in
-// DATA_DIR; it uses REDIS_URL, or a local Redis, or starts redis-server from PATH; mail goes to SMTP_URL,
-// or to a local catcher that prints each message here; then it applies migrations and runs gateway,
-// dex and their workers in this process. Ctrl-C (or SIGTERM) stops everything
+// DATA_DIR; it uses REDIS_CLUSTER_NODES (a Redis Cluster) or REDIS_URL, or a local Redis, or starts
+// redis-server from PATH; mail goes to SMTP_URL, or to a local catcher that prints each message here;
+// then it applies migrations and runs gateway, dex and their workers in this process. Ctrl-C (or SIGTERM) stops everything
 // gracefully, the embedded database last.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -108,8 +108,9 @@ async function start(): Promise<Stoppable> {
     await migrate('gateway', databaseUrl);
     await migrate('dex', dexDatabaseUrl);
 
-    const redis = await ensureRedis(process.env.REDIS_URL);
-    closers.push(() => redis.stop());
+    // A Redis Cluster is used as given; otherwise one server is found or started.
+    const redis = process.env.REDIS_CLUSTER_NODES ? undefined : await ensureRedis(process.env.REDIS_URL);
+    if (redis) closers.push(() => redis.stop());
 
     // No relay configured: mail (password resets) is caught here, printed, and kept in DATA_DIR/mail.
     const mailDir = path.join(dataDir, 'mail');
@@ -125,7 +126,7 @@ async function start(): Promise<Stoppable> {
       DATA_DIR: dataDir,
       DATABASE_URL: databaseUrl,
       DEX_DATABASE_URL: dexDatabaseUrl,
-      REDIS_URL: redis.url,
+      ...(redis ? { REDIS_URL: redis.url } : {}),
       ...(catcher ? { SMTP_URL: catcher.url } : {}),
       // Its own key prefix, kept with its data: counters and queues start afresh with a new DATA_DIR, and
       // never mix with another start's (or the tests') on a shared Redis.
@@ -162,7 +163,7 @@ PDS cluster running (Ctrl-C stops it)
       : ''
   }
   postgres  ${postgres.origin} ${redact(withDatabase(postgres.adminUrl, ''))}
-  redis     ${redis.origin} ${redis.url} (keys under ${config.QUEUE_PREFIX}:)
+  redis     ${redis ? `${redis.origin} ${redis.url} (keys under ${config.QUEUE_PREFIX}:)` : `cluster ${config.REDIS_CLUSTER_NODES?.join(',')} (keys under ${config.QUEUE_PREFIX}: and {${config.QUEUE_PREFIX}}:)`}
   mail      ${catcher ? `caught at ${catcher.url}, printed here and kept in ${mailDir} (set SMTP_URL to send it)` : 'sent to SMTP_URL'}
   data      ${dataDir} (files: ${config.STORAGE})
 

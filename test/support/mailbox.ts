@@ -24,7 +24,7 @@ export interface Mailbox {
 export async function startMailbox(gw: TestGateway): Promise<Mailbox> {
   const catcher = await startSmtpCatcher();
   const sender = smtpSender(catcher.url, mailFrom(gw.config));
-  const connection = blockingRedis(requireEnv('TEST_REDIS_URL'));
+  const connection = blockingRedis({ url: requireEnv('TEST_REDIS_URL') });
   const worker: Worker = runQueue(
     QUEUE_NAMES.mail,
     mailProcessor({

@@ -1,11 +1,12 @@
 // Runs the gateway's jobs (dex registration, upload sweep, thumbnails, mail, purge of closed instances,
-// exports and imports) until `close()`. It holds the gateway database and blob store only: dex's
-// database and key belong to dex's worker.
+// exports and imports, webhook deliveries, the activity sweep) until `close()`. It holds the gateway
+// database and blob store only: dex's database and key belong to dex's worker.
 import { instanceUrl, type GatewayWorkerConfig } from '@pds/config';
 import {
   createGatewayDb,
   databaseChecks,
   disconnectOnFailure,
+  EventRepository,
   FileRepository,
   GatewayDexStateRepository,
   InstanceErasureRepository,
@@ -17,6 +18,7 @@ import {
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import {
   blockingRedis,
+  redisTarget,
   dexRegistrationProducer,
   jobIds,
   Producer,
@@ -38,7 +40,9 @@ import { importArchiveProcessor } from './jobs/import-archive';
 import { mailProcessor } from './jobs/mail';
 import { requeuePendingRegistrations } from './jobs/reconcile';
 import { thumbnailProcessor } from './jobs/thumbnail';
+import { sweepActivityEvery } from './jobs/activity-sweep';
 import { uploadSweepProcessor } from './jobs/upload-sweep';
+import { webhookDelivery } from './jobs/webhook-delivery';
 import { mailFrom, smtpSender } from './mail/smtp';
 
 /** How often abandoned uploads are looked for (they are removed once older than UPLOAD_DEADLINE). */
@@ -52,7 +56,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const db = createGatewayDb(config.DATABASE_URL, { max: 3 });
   await disconnectOnFailure(db, requireReady('gateway worker', databaseChecks('gateway', db)));
   // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
-  const redis = blockingRedis(config.REDIS_URL);
+  const redis = blockingRedis(redisTarget(config));
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
   const states = new GatewayDexStateRepository(db);
   const files = new FileRepository(db);
@@ -64,6 +68,12 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const ttlHours = config.EXPORT_TTL_HOURS;
   const maxFileBytes = config.MAX_UPLOAD_BYTES;
 
+  const webhooks = webhookDelivery(
+    db,
+    queue,
+    { masterKey: config.MASTER_KEY, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, maxBackoffMs: config.WEBHOOK_MAX_BACKOFF * 1000 },
+    logger,
+  );
   const workers = [
     runQueue(QUEUE_NAMES.dexRegistration, dexRegistrationProcessor({ dexUrl: config.DEX_URL, states }), queue, logger),
     runQueue(
@@ -81,6 +91,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     ),
     // Two at a time: decoding an image takes a core for a moment.
     runQueue(QUEUE_NAMES.thumbnail, thumbnailProcessor({ files, store }), queue, logger, 2),
+    webhooks.worker,
     runQueue(
       QUEUE_NAMES.mail,
       mailProcessor({
@@ -136,7 +147,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     name: 'gateway worker',
     logger,
     workers,
-    producers: [registration, sweep, thumbnails, mail, purge],
+    producers: [registration, sweep, thumbnails, mail, purge, webhooks.producer],
     connection: redis,
     prefix: config.QUEUE_PREFIX,
     graceMs,
@@ -151,8 +162,12 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
       metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue, mail.queue, purge.queue]);
       metrics?.metrics.pool(() => poolUse(db));
       const stopReconciling = reconcileEvery(() => requeuePendingRegistrations(states, registration, logger), logger);
+      const stopScanning = webhooks.scan();
+      const stopSweeping = sweepActivityEvery(new EventRepository(db), config.ACTIVITY_RETENTION_DAYS, logger);
       return async () => {
         stopReconciling();
+        stopScanning();
+        stopSweeping();
         await metrics?.close();
       };
     },

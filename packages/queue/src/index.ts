@@ -1,7 +1,7 @@
 // Queue names, typed job payloads and producers, shared by the apps that enqueue and their workers.
 import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { AppRecord } from '@pds/app-record';
+import { queueKeyPrefix, type RedisClient } from './connections';
 
 export const QUEUE_NAMES = {
   dexRegistration: 'dex-registration',
@@ -10,6 +10,7 @@ export const QUEUE_NAMES = {
   uploadSweep: 'upload-sweep',
   thumbnail: 'thumbnail',
   mail: 'mail',
+  webhookDelivery: 'webhook-delivery',
   instancePurge: 'instance-purge',
   exportArchive: 'export-archive',
   importArchive: 'import-archive',
@@ -44,6 +45,8 @@ export interface JobPayloads {
   [QUEUE_NAMES.thumbnail]: { instanceId: string; address: string; fileId: string };
   /** Gateway worker: send a mail, or make a password-reset link and mail it. */
   [QUEUE_NAMES.mail]: MailJob;
+  /** Gateway worker: deliver a webhook's owed events, in order (one job per subscription at a time). */
+  [QUEUE_NAMES.webhookDelivery]: { instanceId: string; webhookId: string };
   /** Gateway worker: erase the closing instances whose grace period has ended. */
   [QUEUE_NAMES.instancePurge]: Record<string, never>;
   /** Gateway worker: write the archive of a whole instance (one PortabilityJob row). */
@@ -99,9 +102,16 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 export const WORKER_OPTIONS = { lockDuration: 5000, stalledInterval: 1000, maxStalledCount: 2 } as const;
 
 export interface QueueOptions {
-  connection: Redis;
+  connection: RedisClient;
   /** Key prefix in Redis; lets tests and clusters share one Redis. */
   prefix?: string;
+  /** The queue's own retry policy, in place of DEFAULT_JOB_OPTIONS (producers only). */
+  jobOptions?: JobsOptions;
+}
+
+/** BullMQ's prefix for these options (hash-tagged on a Redis Cluster, see queueKeyPrefix). */
+export function bullPrefix(options: QueueOptions): string {
+  return queueKeyPrefix(options.connection, options.prefix ?? 'pds');
 }
 
 export class Producer<N extends QueueName> {
@@ -113,8 +123,8 @@ export class Producer<N extends QueueName> {
   ) {
     this.queue = new Queue(name, {
       connection: options.connection,
-      prefix: options.prefix ?? 'pds',
-      defaultJobOptions: DEFAULT_JOB_OPTIONS,
+      prefix: bullPrefix(options),
+      defaultJobOptions: options.jobOptions ?? DEFAULT_JOB_OPTIONS,
     });
     // Without a listener BullMQ prints every connection error with its stack (console.error). Each
     // failure already reaches a caller: an enqueue fails (QueueUnavailableError), a schedule call rejects.
@@ -160,7 +170,7 @@ export function dexRegistrationProducer(options: QueueOptions): Producer<typeof 
  * maxRetriesPerRequest: null); `close()` it.
  */
 export function queueEvents(name: QueueName, options: QueueOptions): QueueEvents {
-  return new QueueEvents(name, { connection: options.connection, prefix: options.prefix ?? 'pds' });
+  return new QueueEvents(name, { connection: options.connection, prefix: bullPrefix(options) });
 }
 
 /** Producer used by the gateway when a file completes. */

@@ -9,6 +9,7 @@ import type { ResolvedInstance } from '../instances/registry';
 import { requireOpenTo } from '../instances/state';
 import { requestToken } from '../pipeline';
 import { route, type GatewayRoute } from '../route';
+import { loginTried } from '../events/read-notes';
 import type { LoginService } from './login';
 import type { AuthService } from './service';
 
@@ -63,6 +64,7 @@ export function authRoutes(auth: AuthService, logins: LoginService, pages: Conso
         'With two-factor authentication on, a password alone gets 401 with a message asking for the code in X-Totp.',
       headers: credentials,
       responses: { 200: { description: 'A token for the account', body: tokenBody } },
+      read: loginTried,
       handle: ({ tenant, client, req }) =>
         login(tenant, client.ip, req, header(req, 'username'), header(req, 'password') ?? header(req, 'pass')),
     }),
