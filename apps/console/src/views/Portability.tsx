@@ -55,7 +55,8 @@ export function Portability() {
   );
 }
 
-function DownloadAll() {
+/** Also on the closing screen: the owner may take their data out during the grace period. */
+export function DownloadAll() {
   const [exports, setExports] = useState<ExportJob[]>();
   const [status, setStatus] = useState<{ message?: string; error?: string }>({});
   const load = async () => {
