@@ -1,6 +1,6 @@
 // Builds dex's request listener from its dependencies; server.ts wires real ones, tests their own.
 import type { RequestListener } from 'node:http';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@pds/queue';
 import type { Config } from '@pds/config';
 import {
   AdminRepository,
@@ -16,6 +16,7 @@ import type { Producer, QueueEvents } from '@pds/queue';
 import { type Clock, publicKeyPem, type SigningKeys } from '@pds/tokens';
 import { AppUpdateService } from './apps/service';
 import { InstanceTokenVerifier } from './auth';
+import { RetirementService } from './registration/retirement';
 import { RegistrationService } from './registration/service';
 import { DexPipeline, type DexRoute } from './route';
 import { dexRouteTable } from './routes';
@@ -24,7 +25,7 @@ export interface DexDeps {
   config: Config;
   db: DexDb;
   /** For /readyz, and registerHat's per-client limit (keys under the queue prefix). */
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   keys: SigningKeys;
   keyFetch: Producer<'dex-key-fetch'>;
@@ -44,6 +45,7 @@ export function createDexApp(deps: DexDeps): { app: RequestListener; routes: rea
     readiness: { ...databaseChecks('dex', deps.db), redis: async () => void (await deps.redis.ping()) },
     publicKeyPem: publicKeyPem(deps.keys.publicKey),
     registration: new RegistrationService(clusters, instances, deps.keyFetch, deps.keyFetchEvents, deps.registerWaitMs ?? 5000),
+    retirement: new RetirementService(instances, deps.clock ?? (() => new Date())),
     registerLimit: new RateLimit(deps.redis, {
       points: deps.config.REGISTER_RATE_LIMIT,
       durationSeconds: deps.config.REGISTER_RATE_WINDOW,

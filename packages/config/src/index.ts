@@ -114,6 +114,10 @@ const base = z.object({
   /** Seconds an instance's lag-tolerant reads stay on the primary after one of its writes (read-your-writes). */
   DATABASE_REPLICA_WINDOW: seconds.default(2),
   REDIS_URL: z.url().optional(),
+  /** A Redis Cluster instead of REDIS_URL: some of its nodes as `host:port,host:port,…` (the rest are discovered). */
+  REDIS_CLUSTER_NODES: list.pipe(z.array(z.string().regex(/^[^\s:,]+:\d{1,5}$/, 'must be host:port')).min(1)).optional(),
+  /** The password of every node of REDIS_CLUSTER_NODES (their requirepass/masterauth), when they have one. */
+  REDIS_CLUSTER_PASSWORD: z.string().min(1).optional(),
   DATA_DIR: z.string().default('.data'),
   /** 32 bytes, hex or base64: encrypts instance private keys, dex's key and local blobs at rest. */
   MASTER_KEY: masterKey.optional(),
@@ -131,6 +135,14 @@ const base = z.object({
     .positive()
     .default(5 * 1024 ** 3),
   UPLOAD_DEADLINE: seconds.default(3600),
+  /** Hours an export archive stays downloadable before the worker removes it. */
+  EXPORT_TTL_HOURS: z.coerce.number().positive().default(48),
+  /** Largest import archive (compressed) a client may upload. */
+  IMPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20 * 1024 ** 3),
   /** An instance's file bytes, unless the operator set its own quota. */
   QUOTA_BYTES: z.coerce
     .number()
@@ -143,6 +155,9 @@ const base = z.object({
     .int()
     .positive()
     .default(256 * 1024 ** 2),
+
+  /** Days an instance its owner (or the operator) closes keeps answering its owner, who may cancel, before it is erased. */
+  INSTANCE_CLOSE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(7),
 
   /** Browser origins allowed to call instances (CORS); by default each instance's own apps' origins. */
   CORS_ALLOWED_ORIGINS: origins.optional(),
@@ -198,7 +213,9 @@ export type Env = z.input<typeof base>;
 
 /** S3 settings are all there when STORAGE=s3 (loadConfig checks), so code narrowing on STORAGE needs no casts. */
 type Storage = { STORAGE: 'local' } | { STORAGE: 's3'; S3_ENDPOINT: string; S3_ACCESS_KEY: string; S3_SECRET_KEY: string };
-type Resolved<T> = Omit<T, 'DEX_CLUSTERS' | 'DEX_ADMINS' | 'DEX_URL' | 'STORAGE'> & {
+type Resolved<T> = Omit<T, 'DEX_CLUSTERS' | 'DEX_ADMINS' | 'DEX_URL' | 'STORAGE' | 'REDIS_URL'> & {
+  /** Absent when REDIS_CLUSTER_NODES names a cluster instead (a process needing Redis has one of the two). */
+  REDIS_URL?: string;
   DEX_URL: string;
   DEX_CLUSTERS: string[];
   DEX_ADMINS: string[];
@@ -233,7 +250,11 @@ function parse(schema: z.ZodObject, env: Record<string, string | undefined>) {
     url.pathname = `/${url.pathname.slice(1) || 'postgres'}_dex`;
     present.DEX_DATABASE_URL = url.toString();
   }
-  const result = schema.safeParse(present);
+  if (present.REDIS_URL && present.REDIS_CLUSTER_NODES)
+    throw new ConfigError('Invalid configuration: set REDIS_URL (one server) or REDIS_CLUSTER_NODES (a cluster), not both');
+  // A cluster's nodes stand in for the Redis URL a process requires.
+  const effective = present.REDIS_CLUSTER_NODES && 'REDIS_URL' in schema.shape ? schema.extend({ REDIS_URL: z.url().optional() }) : schema;
+  const result = effective.safeParse(present);
   if (!result.success) {
     const problems = result.error.issues
       .map(

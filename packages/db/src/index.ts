@@ -1,6 +1,7 @@
 export * from './clients';
 export * from './instances';
 export * from './instance-admin';
+export * from './erasure';
 export * from './combinators';
 export { UserRepository, type Account, type AccountsChanged, type NewUser } from './users';
 export * from './files';
@@ -17,3 +18,4 @@ export * from './migrations';
 export * from './readiness';
 export * from './replica';
 export { listenToStatements, postgresErrorCode, type StatementListener } from './sql';
+export * from './portability';

@@ -1,7 +1,7 @@
 // Queue names, typed job payloads and producers, shared by the apps that enqueue and their workers.
 import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { AppRecord } from '@pds/app-record';
+import { queueKeyPrefix, type RedisClient } from './connections';
 
 export const QUEUE_NAMES = {
   dexRegistration: 'dex-registration',
@@ -9,6 +9,10 @@ export const QUEUE_NAMES = {
   appPush: 'app-push',
   uploadSweep: 'upload-sweep',
   thumbnail: 'thumbnail',
+  instancePurge: 'instance-purge',
+  exportArchive: 'export-archive',
+  importArchive: 'import-archive',
+  exportSweep: 'export-sweep',
 } as const;
 
 export interface JobPayloads {
@@ -22,6 +26,14 @@ export interface JobPayloads {
   [QUEUE_NAMES.uploadSweep]: Record<string, never>;
   /** Gateway worker: make the thumbnail of a file that was just completed. */
   [QUEUE_NAMES.thumbnail]: { instanceId: string; address: string; fileId: string };
+  /** Gateway worker: erase the closing instances whose grace period has ended. */
+  [QUEUE_NAMES.instancePurge]: Record<string, never>;
+  /** Gateway worker: write the archive of a whole instance (one PortabilityJob row). */
+  [QUEUE_NAMES.exportArchive]: { instanceId: string; address: string; id: string };
+  /** Gateway worker: verify an uploaded archive and restore it into its (empty) instance. */
+  [QUEUE_NAMES.importArchive]: { instanceId: string; address: string; id: string };
+  /** Gateway worker: remove expired export archives and old import uploads. */
+  [QUEUE_NAMES.exportSweep]: Record<string, never>;
 }
 
 export type QueueName = keyof JobPayloads;
@@ -69,9 +81,14 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 export const WORKER_OPTIONS = { lockDuration: 5000, stalledInterval: 1000, maxStalledCount: 2 } as const;
 
 export interface QueueOptions {
-  connection: Redis;
+  connection: RedisClient;
   /** Key prefix in Redis; lets tests and clusters share one Redis. */
   prefix?: string;
+}
+
+/** BullMQ's prefix for these options (hash-tagged on a Redis Cluster, see queueKeyPrefix). */
+export function bullPrefix(options: QueueOptions): string {
+  return queueKeyPrefix(options.connection, options.prefix ?? 'pds');
 }
 
 export class Producer<N extends QueueName> {
@@ -83,7 +100,7 @@ export class Producer<N extends QueueName> {
   ) {
     this.queue = new Queue(name, {
       connection: options.connection,
-      prefix: options.prefix ?? 'pds',
+      prefix: bullPrefix(options),
       defaultJobOptions: DEFAULT_JOB_OPTIONS,
     });
     // Without a listener BullMQ prints every connection error with its stack (console.error). Each
@@ -130,12 +147,20 @@ export function dexRegistrationProducer(options: QueueOptions): Producer<typeof 
  * maxRetriesPerRequest: null); `close()` it.
  */
 export function queueEvents(name: QueueName, options: QueueOptions): QueueEvents {
-  return new QueueEvents(name, { connection: options.connection, prefix: options.prefix ?? 'pds' });
+  return new QueueEvents(name, { connection: options.connection, prefix: bullPrefix(options) });
 }
 
 /** Producer used by the gateway when a file completes. */
 export function thumbnailProducer(options: QueueOptions): Producer<typeof QUEUE_NAMES.thumbnail> {
   return new Producer(QUEUE_NAMES.thumbnail, options);
+}
+
+/** Producers used by the gateway when an export starts or an import's archive is uploaded. */
+export function portabilityProducers(options: QueueOptions) {
+  return {
+    exports: new Producer(QUEUE_NAMES.exportArchive, options),
+    imports: new Producer(QUEUE_NAMES.importArchive, options),
+  };
 }
 
 /** Producer used by dex on registerHat. */
@@ -152,10 +177,29 @@ export function appPushProducer(options: QueueOptions): Producer<typeof QUEUE_NA
  * Registers the repeatable upload sweep. The scheduler id is fixed, so every worker start (and every
  * worker replica) updates the one schedule instead of adding another.
  */
-export async function scheduleUploadSweep(options: QueueOptions, everyMs: number): Promise<void> {
-  const producer = new Producer(QUEUE_NAMES.uploadSweep, options);
+export function scheduleUploadSweep(options: QueueOptions, everyMs: number): Promise<void> {
+  return scheduleSweep(QUEUE_NAMES.uploadSweep, jobIds.uploadSweep, options, everyMs);
+}
+
+/** Registers the repeatable purge of closed instances past their grace period, as the upload sweep's. */
+export function scheduleInstancePurge(options: QueueOptions, everyMs: number): Promise<void> {
+  return scheduleSweep(QUEUE_NAMES.instancePurge, jobIds.instancePurge, options, everyMs);
+}
+
+async function scheduleSweep(name: 'upload-sweep' | 'instance-purge', schedulerId: string, options: QueueOptions, everyMs: number) {
+  const producer = new Producer(name, options);
   try {
-    await producer.queue.upsertJobScheduler(jobIds.uploadSweep, { every: everyMs }, { name: QUEUE_NAMES.uploadSweep, data: {} });
+    await producer.queue.upsertJobScheduler(schedulerId, { every: everyMs }, { name, data: {} });
+  } finally {
+    await producer.close();
+  }
+}
+
+/** Registers the repeatable sweep of expired exports and stale imports (one schedule, as the upload sweep). */
+export async function scheduleExportSweep(options: QueueOptions, everyMs: number): Promise<void> {
+  const producer = new Producer(QUEUE_NAMES.exportSweep, options);
+  try {
+    await producer.queue.upsertJobScheduler(jobIds.exportSweep, { every: everyMs }, { name: QUEUE_NAMES.exportSweep, data: {} });
   } finally {
     await producer.close();
   }
@@ -167,8 +211,13 @@ export const jobIds = {
   keyFetch: (address: string) => `key-${address}`,
   appPush: (pushId: string) => `push-${pushId}`,
   uploadSweep: 'upload-sweep',
+  instancePurge: 'instance-purge',
   // A file id is [a-z0-9_.-]; the instance id a uuid.
   thumbnail: (instanceId: string, fileId: string) => `thumbnail-${instanceId}-${fileId}`,
+  // The PortabilityJob id is a uuid.
+  exportArchive: (id: string) => `export-${id}`,
+  importArchive: (id: string) => `import-${id}`,
+  exportSweep: 'export-sweep',
 };
 export { errorMessage, isLastAttempt } from './retry';
 export { closeWorkers, reconcileEvery, RECONCILE_EVERY_MS, runQueue, startJobProcess, type JobLogger, type JobProcess } from './worker';

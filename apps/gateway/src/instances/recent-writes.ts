@@ -1,7 +1,7 @@
 // Read-your-writes across the gateways of a cluster when lag-tolerant reads go to a replica
 // (DATABASE_REPLICA_URL, @pds/db ReadRouting): an instance's write is marked here and in Redis for the
 // window, so its next search or listing reads the primary whichever gateway serves it.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@pds/queue';
 import { LocalRecentWrites, type RecentWrites } from '@pds/db';
 import type { Logger } from '@pds/runtime';
 
@@ -9,7 +9,7 @@ export class SharedRecentWrites implements RecentWrites {
   private readonly local: LocalRecentWrites;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly windowMs: number,
     private readonly logger: Logger,
