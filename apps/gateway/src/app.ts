@@ -191,7 +191,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     graceDays: config.INSTANCE_CLOSE_GRACE_DAYS,
   });
   const portability = new PortabilityService({
-    repository: new PortabilityRepository(db),
+    repository: new PortabilityRepository(db, reads),
     store: deps.blobStore,
     queues: deps.portability,
     clock,
