@@ -1,7 +1,8 @@
 // Changes to data records by id (update, delete, batches across tables, links) and the questions
 // asked about the tables as a whole (their names, an app's newest record).
 import type { GatewayDb } from './clients';
-import { insertRows, type LocatedRecord, type TableRow } from './data';
+import { insertRows, RECORD_OBJECT, type LocatedRecord, type TableRow } from './data';
+import { eventCtes, eventValues } from './outbox';
 import { ReadRouting } from './replica';
 import { sqlOn, type Sql } from './sql';
 
@@ -30,8 +31,16 @@ const UPDATE_DATA = `WITH updated AS (
     FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS u(c, n)
     WHERE r."instanceId" = $1::uuid AND r."recordId" = (u.c->>'recordId')::uuid
     RETURNING r."recordId", r."namespace", r."endpoint", r."data", r."userId", u.n
-  )
+  ),
+  ${eventCtes('updated', `'record.updated'`, RECORD_OBJECT, 3)}
   SELECT ${OWNED_COLUMNS} FROM updated ORDER BY n`;
+
+const DELETE_RECORDS = `WITH "removed" AS (
+    DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])
+    RETURNING "recordId", "namespace", "endpoint"
+  ),
+  ${eventCtes('"removed"', `'record.deleted'`, RECORD_OBJECT, 3)}
+  SELECT count(*)::int AS "count" FROM "removed"`;
 
 export class DataChangeRepository {
   private readonly sql: Sql;
@@ -63,7 +72,7 @@ export class DataChangeRepository {
           true,
         ),
       );
-      return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, JSON.stringify(changes)]);
+      return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, JSON.stringify(changes), ...eventValues()]);
     });
   }
 
@@ -71,7 +80,8 @@ export class DataChangeRepository {
   remove(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<number> {
     return this.reads.transaction(instanceId, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
-      return tx.count(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])`, [instanceId, recordIds]);
+      const [row] = await tx.prepared<{ count: number }>(DELETE_RECORDS, [instanceId, recordIds, ...eventValues()]);
+      return row?.count ?? 0;
     });
   }
 

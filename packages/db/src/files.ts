@@ -3,6 +3,7 @@
 import type { GatewayDb } from './clients';
 import { ReadRouting } from './replica';
 import type { File, FilePermission, FileStatus } from './generated/gateway/client';
+import { eventCtes, eventValues, writeEvents } from './outbox';
 import { isUuid, sqlOn, type Rows, type Sql } from './sql';
 
 export type { File, FilePermission, FileStatus };
@@ -93,14 +94,31 @@ const FILE_SELECT = `SELECT ${FILE_FIELDS} FROM "File" f`;
  * are fixed texts ($1 instance, $2 fileId, then theirs). No row when the file is missing or the
  * condition fails.
  */
-const updateFile = (set: string, condition = '') => `WITH f AS (
+const updateFile = (set: string, event: FileEvent, condition = '') => `WITH f AS (
     UPDATE "File" SET ${set} WHERE "instanceId" = $1::uuid AND "fileId" = $2${condition} RETURNING *
-  ) SELECT ${FILE_FIELDS} FROM f`;
+  ),
+  ${eventCtes('f', event.type, FILE_OBJECT, event.first)}
+  SELECT ${FILE_FIELDS} FROM f`;
 
-const COMPLETE = updateFile(`"status" = 'Completed', "size" = $3, "lastUpdated" = $4::timestamptz`, ` AND "status" <> 'Deleted'`);
-const MARK_DELETED = updateFile(`"status" = 'Deleted', "lastUpdated" = $3::timestamptz`);
-const SET_PUBLIC = updateFile(`"contentPublic" = $3, "lastUpdated" = $4::timestamptz`);
-const UPDATE_METADATA = updateFile(`"name" = $3, "tags" = $4::text[], "title" = $5, "description" = $6, "lastUpdated" = $7::timestamptz`);
+/** A file change's event (outbox.ts): its type as SQL, and the number of its statement's first event parameter. */
+interface FileEvent {
+  type: string;
+  first: number;
+}
+const FILE_OBJECT = `jsonb_build_object('fileId', "fileId")`;
+const PUBLIC_OR_PRIVATE = `CASE WHEN $3 THEN 'file.public' ELSE 'file.private' END`;
+
+const COMPLETE = updateFile(
+  `"status" = 'Completed', "size" = $3, "lastUpdated" = $4::timestamptz`,
+  { type: `'file.completed'`, first: 5 },
+  ` AND "status" <> 'Deleted'`,
+);
+const MARK_DELETED = updateFile(`"status" = 'Deleted', "lastUpdated" = $3::timestamptz`, { type: `'file.deleted'`, first: 4 });
+const SET_PUBLIC = updateFile(`"contentPublic" = $3, "lastUpdated" = $4::timestamptz`, { type: PUBLIC_OR_PRIVATE, first: 5 });
+const UPDATE_METADATA = updateFile(`"name" = $3, "tags" = $4::text[], "title" = $5, "description" = $6, "lastUpdated" = $7::timestamptz`, {
+  type: `'file.updated'`,
+  first: 8,
+});
 
 /**
  * A timestamp(3) column as `Date.prototype.toISOString` writes it (UTC, milliseconds; years 1–9999,
@@ -141,7 +159,9 @@ const LISTING_ORDER: Record<ListingSort, { asc: string; desc: string }> = {
 const SET_PUBLIC_MANY = `WITH f AS (
     UPDATE "File" SET "contentPublic" = $3, "lastUpdated" = $4::timestamptz
     WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) RETURNING *
-  ) SELECT ${FILE_FIELDS} FROM f`;
+  ),
+  ${eventCtes('f', PUBLIC_OR_PRIVATE, FILE_OBJECT, 5)}
+  SELECT ${FILE_FIELDS} FROM f`;
 
 type FileRow = Omit<FileRecord, 'size'> & { size: string | bigint | null };
 
@@ -170,7 +190,8 @@ const CREATE_FILE = `WITH counter AS (
     INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
     SELECT f."instanceId", f."fileId", f."uploaderId", true FROM file f
     RETURNING "userId", "contentReadable"
-  )
+  ),
+  ${eventCtes('file', `'file.uploaded'`, FILE_OBJECT, 12)}
   SELECT f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
     f."contentPublic", f."thumbnail", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
     (SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable")) FROM permission p) AS "permissions"
@@ -229,6 +250,7 @@ export class FileRepository {
       file.uploaderId,
       file.dateCreated,
       file.now,
+      ...eventValues(),
     ]);
     const [row] = await this.reads.written(instanceId, create);
     if (!row) throw new Error('file insert returned no row');
@@ -248,20 +270,29 @@ export class FileRepository {
 
   /** Moves a New or Completed file to Completed with this size; null when it is missing or Deleted. */
   complete(instanceId: string, fileId: string, size: number, now: Date): Promise<FileRecord | null> {
-    return this.updated(COMPLETE, [instanceId, fileId, size, now]);
+    return this.updated(COMPLETE, [instanceId, fileId, size, now, ...eventValues()]);
   }
 
   markDeleted(instanceId: string, fileId: string, now: Date): Promise<FileRecord | null> {
-    return this.updated(MARK_DELETED, [instanceId, fileId, now]);
+    return this.updated(MARK_DELETED, [instanceId, fileId, now, ...eventValues()]);
   }
 
   setPublic(instanceId: string, fileId: string, contentPublic: boolean, now: Date): Promise<FileRecord | null> {
-    return this.updated(SET_PUBLIC, [instanceId, fileId, contentPublic, now]);
+    return this.updated(SET_PUBLIC, [instanceId, fileId, contentPublic, now, ...eventValues()]);
   }
 
   /** Replaces the descriptive metadata (the fileId stays); null when the file is missing. */
   updateMetadata(instanceId: string, fileId: string, metadata: FileMetadata, now: Date): Promise<FileRecord | null> {
-    return this.updated(UPDATE_METADATA, [instanceId, fileId, metadata.name, metadata.tags, metadata.title, metadata.description, now]);
+    return this.updated(UPDATE_METADATA, [
+      instanceId,
+      fileId,
+      metadata.name,
+      metadata.tags,
+      metadata.title,
+      metadata.description,
+      now,
+      ...eventValues(),
+    ]);
   }
 
   /** Grants (or changes) one user's permission on one file; null when the file is missing. */
@@ -367,7 +398,7 @@ export class FileRepository {
     if (fileIds.length === 0) return [];
     const rows = await this.reads.written(
       instanceId,
-      this.sql.prepared<FileRow>(SET_PUBLIC_MANY, [instanceId, fileIds, contentPublic, now]),
+      this.sql.prepared<FileRow>(SET_PUBLIC_MANY, [instanceId, fileIds, contentPublic, now, ...eventValues()]),
     );
     const byId = new Map(rows.map((row) => [row.fileId, fileRecord(row)]));
     return fileIds.flatMap((id) => byId.get(id) ?? []);
@@ -450,6 +481,7 @@ export class FileRepository {
       if (locked.length === 0) return false;
       await removeBytes();
       await tx.count(`DELETE FROM "File" WHERE "instanceId" = $1::uuid AND "fileId" = $2`, [instanceId, fileId]);
+      await writeEvents(tx, instanceId, [{ type: 'file.deleted', object: { fileId } }]);
       return true;
     });
   }
@@ -475,15 +507,21 @@ async function findAllIn(sql: Sql, instanceId: string, ids: string[]): Promise<F
 }
 
 /** Inserts or updates one user's permission on each existing file of `ids`; the ids it touched. */
+const PERMISSION_OBJECT = `jsonb_build_object('fileId', "fileId", 'userId', "userId", 'contentReadable', "contentReadable")`;
+
 async function upsertPermissions(sql: Sql, instanceId: string, ids: string[], userId: string, contentReadable: boolean): Promise<string[]> {
   if (ids.length === 0) return [];
   const rows = await sql.prepared<{ fileId: string }>(
-    `INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
-    SELECT f."instanceId", f."fileId", $3::uuid, $4::boolean
-    FROM "File" f WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($2::text[])
-    ON CONFLICT ("instanceId", "fileId", "userId") DO UPDATE SET "contentReadable" = EXCLUDED."contentReadable"
-    RETURNING "fileId"`,
-    [instanceId, ids, userId, contentReadable],
+    `WITH "shared" AS (
+      INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
+      SELECT f."instanceId", f."fileId", $3::uuid, $4::boolean
+      FROM "File" f WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($2::text[])
+      ON CONFLICT ("instanceId", "fileId", "userId") DO UPDATE SET "contentReadable" = EXCLUDED."contentReadable"
+      RETURNING "fileId", "userId", "contentReadable"
+    ),
+    ${eventCtes('"shared"', `'file.shared'`, PERMISSION_OBJECT, 5)}
+    SELECT "fileId" FROM "shared"`,
+    [instanceId, ids, userId, contentReadable, ...eventValues()],
   );
   return rows.map((row) => row.fileId);
 }
@@ -491,11 +529,15 @@ async function upsertPermissions(sql: Sql, instanceId: string, ids: string[], us
 /** Removes one user's permission on each file of `ids` (a user id that is no uuid holds none). */
 async function deletePermissions(sql: Sql, instanceId: string, ids: string[], userId: string): Promise<void> {
   if (ids.length === 0 || !isUuid(userId)) return;
-  await sql.count(`DELETE FROM "FilePermission" WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) AND "userId" = $3::uuid`, [
-    instanceId,
-    ids,
-    userId,
-  ]);
+  await sql.prepared(
+    `WITH "unshared" AS (
+      DELETE FROM "FilePermission" WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) AND "userId" = $3::uuid
+      RETURNING "fileId", "userId"
+    ),
+    ${eventCtes('"unshared"', `'file.unshared'`, `jsonb_build_object('fileId', "fileId", 'userId', "userId")`, 4)}
+    SELECT count(*) FROM "unshared"`,
+    [instanceId, ids, userId, ...eventValues()],
+  );
 }
 
 /** The ids of the files matching the template, newest lastUpdated first (bulk grants, in their transaction). */
