@@ -193,7 +193,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     signedUrlTtl: config.SIGNED_URL_TTL,
     baseUrl: (address) => instanceUrl(config, address),
   });
-  const events = new EventRepository(db);
+  const events = new EventRepository(db, reads);
   const readLog = new ReadLog(events, logger);
   const feed = new EventFeed(events, logger);
   const streams = new EventStreams({
