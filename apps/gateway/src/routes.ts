@@ -26,9 +26,14 @@ import type { FileService } from './files/service';
 import { withOlderPrefixes } from './hat/legacy-prefixes';
 import type { ProfileService } from './hat/profile';
 import { hatRoutes } from './hat/routes';
+import type { ClosingService } from './instances/closing';
+import { closingRoutes } from './instances/closing-routes';
 import type { InstanceRegistry } from './instances/registry';
 import { gatewayOpenApi } from './openapi';
 import type { GatewayRoute } from './route';
+import { importIdOf } from './portability/keys';
+import { portabilityRoutes } from './portability/routes';
+import type { PortabilityService } from './portability/service';
 import { signupRoutes } from './signup/routes';
 import type { SignupService } from './signup/service';
 import { userRoutes } from './users/routes';
@@ -49,7 +54,9 @@ export interface RouteServices {
   localStore: LocalBlobStore | undefined;
   files: FileService;
   archives: ArchiveService;
+  portability: PortabilityService;
   users: UserService;
+  closing: ClosingService;
   apps: ApplicationService;
   push: DexPushService;
   data: DataService;
@@ -68,17 +75,26 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     openApiRoute('public', () => gatewayOpenApi()),
     ...signupRoutes(s.signup, s.registry, s.auth, { signup: s.signupLimit, check: s.signupCheckLimit }),
     ...authRoutes(s.auth, s.logins, s.pages),
-    ...(s.localStore ? blobRoutes(s.localStore, s.files) : []),
+    ...(s.localStore ? blobRoutes(s.localStore, uploadTargets(s)) : []),
     ...userRoutes(s.users),
+    ...closingRoutes(s.closing),
     ...applicationRoutes(s.apps, s.push),
     ...dataRoutes(s.data),
     ...dataGrantRoutes(s.grants),
     ...debitRoutes(s.debits, s.bundles),
     ...combinatorRoutes(s.combinators),
     ...fileRoutes(s.files, s.archives),
+    ...portabilityRoutes(s.portability),
     ...hatRoutes(s.profiles, s.logger),
   ];
   return withOlderPrefixes(routes);
+}
+
+/** What a signed upload address may write: an import's archive (its own key shape), else a file's bytes. */
+function uploadTargets(s: RouteServices): Parameters<typeof blobRoutes>[1] {
+  return {
+    acceptsUpload: (tenant, key) => (importIdOf(key) ? s.portability.acceptsUpload(tenant, key) : s.files.acceptsUpload(tenant, key)),
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 export * from './clients';
 export * from './instances';
 export * from './instance-admin';
+export * from './erasure';
 export * from './combinators';
 export { UserRepository, type Account, type AccountsChanged, type NewUser } from './users';
 export * from './files';
@@ -16,3 +17,4 @@ export * from './key-rotation';
 export * from './migrations';
 export * from './readiness';
 export { listenToStatements, postgresErrorCode, type StatementListener } from './sql';
+export * from './portability';
