@@ -13,11 +13,14 @@ import {
   DataGrantRepository,
   DataRecordRepository,
   DataCombinatorRepository,
+  EventRepository,
   FileRepository,
   InstanceAdminRepository,
   PortabilityRepository,
   InstanceRepository,
+  ReadRouting,
   UserRepository,
+  WebhookRepository,
   type GatewayDb,
 } from '@pds/db';
 import { clientOf, createBaseApp, createDispatcher, expressRoutes, finishApp, RateLimit, trustProxy } from '@pds/http';
@@ -41,6 +44,12 @@ import { CombinatorService } from './data/combinators';
 import { DebitService } from './data/debits';
 import { DataGrantService } from './data/grants';
 import { DataService } from './data/service';
+import { ActivityService } from './events/activity';
+import { EventFeed } from './events/feed';
+import { ReadLog } from './events/reads';
+import { EventStreams } from './events/stream';
+import { EventVisibility } from './events/visibility';
+import { WebhookService } from './events/webhooks';
 import { ArchiveService } from './files/archive';
 import { RedisArchiveSelections } from './files/archive-selections';
 import { FileService } from './files/service';
@@ -49,6 +58,7 @@ import { PortabilityService, type PortabilityQueues } from './portability/servic
 import type { ThumbnailQueue } from './files/thumbnails';
 import { ClosingService } from './instances/closing';
 import { Invalidation } from './instances/invalidation';
+import { SharedRecentWrites } from './instances/recent-writes';
 import { InstanceRegistry } from './instances/registry';
 import { addressOfHost } from './instances/tenancy';
 import { GatewayPipeline } from './pipeline';
@@ -98,6 +108,10 @@ export interface Gateway {
   registry: InstanceRegistry;
   auth: AuthService;
   signup: SignupService;
+  /** Ends the open event streams (at shutdown: they would hold the server open). */
+  endStreams(): void;
+  /** Ends the streams and writes the reads still waiting; after the server has closed. */
+  close(): Promise<void>;
 }
 
 export function createApp(deps: GatewayDeps): Gateway {
@@ -109,13 +123,18 @@ export function createApp(deps: GatewayDeps): Gateway {
   const invalidation = new Invalidation(deps.redis, deps.subscriber, `${redisPrefix}:invalidate`, logger);
   const accountsChanged = (instanceId: string) => invalidation.publish({ kind: 'accounts', instanceId });
 
+  // Searches, listings and bundles read a replica when there is one (DATABASE_REPLICA_URL), except
+  // right after a write of the same instance.
+  const windowMs = config.DATABASE_REPLICA_WINDOW * 1000;
+  const reads = new ReadRouting(db, db.replica && new SharedRecentWrites(deps.redis, `${redisPrefix}:replica`, windowMs, logger));
+
   // Every repository, once.
   const instances = new InstanceRepository(db);
   const users = new UserRepository(db, accountsChanged);
   const applications = new ApplicationRepository(db, accountsChanged);
-  const files = new FileRepository(db);
-  const records = new DataRecordRepository(db);
-  const changes = new DataChangeRepository(db);
+  const files = new FileRepository(db, reads);
+  const records = new DataRecordRepository(db, reads);
+  const changes = new DataChangeRepository(db, reads);
   const grants = new DataGrantRepository(db);
 
   const accounts = new AccountCache(users, applications, invalidation, { stats: deps.metrics?.cache('accounts') });
@@ -151,7 +170,7 @@ export function createApp(deps: GatewayDeps): Gateway {
   });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
   const dataAccess = new DataAccessPolicy(grants);
-  const bundles = new BundleService(new DataBundleRepository(db));
+  const bundles = new BundleService(new DataBundleRepository(db, reads));
   const debits = new DebitService(bundles, new DataDebitRepository(db), users, dataAccess, clock);
   const apps = new ApplicationService(applications, users, debits, changes, auth);
   const push = new DexPushService(applications, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock);
@@ -173,6 +192,16 @@ export function createApp(deps: GatewayDeps): Gateway {
     clock,
     signedUrlTtl: config.SIGNED_URL_TTL,
     baseUrl: (address) => instanceUrl(config, address),
+  });
+  const events = new EventRepository(db);
+  const readLog = new ReadLog(events, logger);
+  const feed = new EventFeed(events, logger);
+  const streams = new EventStreams({
+    events,
+    visibility: new EventVisibility(db, grants),
+    feed,
+    logger,
+    heartbeatMs: config.EVENTS_HEARTBEAT * 1000,
   });
   const instanceAdmin = new InstanceAdminRepository(db);
   const closing = new ClosingService({
@@ -217,6 +246,9 @@ export function createApp(deps: GatewayDeps): Gateway {
     bundles,
     combinators: new CombinatorService(new DataCombinatorRepository(db), bundles, clock),
     profiles: new ProfileService(bundles, records, clock),
+    streams,
+    activity: new ActivityService(events),
+    webhooks: new WebhookService(new WebhookRepository(db), applications, clock),
     logger,
   });
 
@@ -229,6 +261,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     clusterDomain: config.CLUSTER_DOMAIN,
     pages: pages !== undefined,
     verifyDexToken: (tenant, token) => push.verifyToken(tenant, token),
+    reads: readLog,
   });
 
   const app = createBaseApp(logger, { metrics: deps.metrics });
@@ -254,7 +287,15 @@ export function createApp(deps: GatewayDeps): Gateway {
   const admin = config.ADMIN_TOKEN
     ? createAdminApp(new AdminService(instanceAdmin, registry, closing, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
     : undefined;
-  return { app: dispatcher, express: app, routes, admin, registry, auth, signup };
+  const endStreams = () => {
+    streams.endAll();
+    feed.stop();
+  };
+  const close = async () => {
+    endStreams();
+    await readLog.close();
+  };
+  return { app: dispatcher, express: app, routes, admin, registry, auth, signup, endStreams, close };
 
   function addressOfRequest(req: Request): string {
     return addressOfHost(clientOf(req, trust).host);

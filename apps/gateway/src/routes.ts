@@ -21,6 +21,11 @@ import type { DataGrantService } from './data/grants';
 import { dataRoutes } from './data/routes';
 import type { DataService } from './data/service';
 import type { ArchiveService } from './files/archive';
+import type { ActivityService } from './events/activity';
+import { eventRoutes } from './events/routes';
+import type { EventStreams } from './events/stream';
+import { webhookRoutes } from './events/webhook-routes';
+import type { WebhookService } from './events/webhooks';
 import { fileRoutes } from './files/routes';
 import type { FileService } from './files/service';
 import { withOlderPrefixes } from './hat/legacy-prefixes';
@@ -65,6 +70,9 @@ export interface RouteServices {
   bundles: BundleService;
   combinators: CombinatorService;
   profiles: ProfileService;
+  streams: EventStreams;
+  activity: ActivityService;
+  webhooks: WebhookService;
   logger: Logger;
 }
 
@@ -86,6 +94,8 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...fileRoutes(s.files, s.archives),
     ...portabilityRoutes(s.portability),
     ...hatRoutes(s.profiles, s.logger),
+    ...eventRoutes(s.streams, s.activity),
+    ...webhookRoutes(s.webhooks),
   ];
   return withOlderPrefixes(routes);
 }

@@ -20,7 +20,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   if (config.ADMIN_PORT !== undefined && !config.ADMIN_TOKEN)
     throw new Error('ADMIN_PORT is set but ADMIN_TOKEN is not: set both, or neither');
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway' });
-  const db = createGatewayDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
+  const db = createGatewayDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE, replicaUrl: config.DATABASE_REPLICA_URL });
   // A missing database or unapplied migrations would turn every request into an error: refuse to start instead.
   await disconnectOnFailure(db, requireReady('gateway', databaseChecks('gateway', db)));
   // Fail-fast: while Redis is down, calls that need it answer 503 at once and the rest do not wait.
@@ -77,7 +77,11 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
 
   const close = once(async () => {
     const grace = config.SHUTDOWN_TIMEOUT * 1000;
-    await Promise.all([closeServer(server, grace), adminServer ? closeServer(adminServer, grace) : undefined]);
+    const closing = Promise.all([closeServer(server, grace), adminServer ? closeServer(adminServer, grace) : undefined]);
+    // Event streams never end by themselves: ended here, the server need not wait its grace for them.
+    gateway.endStreams();
+    await closing;
+    await gateway.close();
     await release();
   });
   return { gateway, server, url, adminUrl, close, graceMs: config.SHUTDOWN_TIMEOUT * 1000 };

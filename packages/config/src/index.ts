@@ -109,6 +109,10 @@ const base = z.object({
   DATABASE_URL: z.url().optional(),
   DEX_DATABASE_URL: z.url().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  /** A streaming replica of DATABASE_URL for the reads that tolerate lag (search, listings, bundles); optional. */
+  DATABASE_REPLICA_URL: z.url().optional(),
+  /** Seconds an instance's lag-tolerant reads stay on the primary after one of its writes (read-your-writes). */
+  DATABASE_REPLICA_WINDOW: seconds.default(2),
   REDIS_URL: z.url().optional(),
   /** A Redis Cluster instead of REDIS_URL: some of its nodes as `host:port,host:port,…` (the rest are discovered). */
   REDIS_CLUSTER_NODES: list.pipe(z.array(z.string().regex(/^[^\s:,]+:\d{1,5}$/, 'must be host:port')).min(1)).optional(),
@@ -166,6 +170,15 @@ const base = z.object({
   /** Dex registerHat calls per client address per window (unauthenticated by the spec). */
   REGISTER_RATE_LIMIT: z.coerce.number().int().positive().default(120),
   REGISTER_RATE_WINDOW: seconds.default(60),
+
+  /** How long the owner's activity log (changes and reads) and the event outbox are kept, in days. */
+  ACTIVITY_RETENTION_DAYS: z.coerce.number().int().positive().default(90),
+  /** Lets webhooks reach private and loopback addresses (tests, a closed network); refused by default. */
+  WEBHOOK_ALLOW_PRIVATE: z.stringbool().default(false),
+  /** The longest wait between two tries of a webhook delivery, in seconds (each wait doubles up to it). */
+  WEBHOOK_MAX_BACKOFF: seconds.default(600),
+  /** Seconds between heartbeat comments on an event stream (proxies close streams that stay silent). */
+  EVENTS_HEARTBEAT: seconds.default(20),
 
   /** How gateways and the gateway worker reach dex. */
   DEX_URL: z.url().optional(),

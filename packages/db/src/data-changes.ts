@@ -1,8 +1,10 @@
 // Changes to data records by id (update, delete, batches across tables, links) and the questions
 // asked about the tables as a whole (their names, an app's newest record).
 import type { GatewayDb } from './clients';
-import { insertRows, type LocatedRecord, type TableRow } from './data';
-import { sqlOn, transaction, type Sql } from './sql';
+import { insertRows, RECORD_OBJECT, type LocatedRecord, type TableRow } from './data';
+import { eventCtes, eventValues } from './outbox';
+import { ReadRouting } from './replica';
+import { sqlOn, type Sql } from './sql';
 
 /** A record with the account that wrote it (null for records older than that column). */
 export interface OwnedRecord extends LocatedRecord {
@@ -29,13 +31,25 @@ const UPDATE_DATA = `WITH updated AS (
     FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS u(c, n)
     WHERE r."instanceId" = $1::uuid AND r."recordId" = (u.c->>'recordId')::uuid
     RETURNING r."recordId", r."namespace", r."endpoint", r."data", r."userId", u.n
-  )
+  ),
+  ${eventCtes('updated', `'record.updated'`, RECORD_OBJECT, 3)}
   SELECT ${OWNED_COLUMNS} FROM updated ORDER BY n`;
+
+const DELETE_RECORDS = `WITH "removed" AS (
+    DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])
+    RETURNING "recordId", "namespace", "endpoint"
+  ),
+  ${eventCtes('"removed"', `'record.deleted'`, RECORD_OBJECT, 3)}
+  SELECT count(*)::int AS "count" FROM "removed"`;
 
 export class DataChangeRepository {
   private readonly sql: Sql;
 
-  constructor(private readonly db: GatewayDb) {
+  /** `reads` learns of every write here (see ReadRouting). */
+  constructor(
+    db: GatewayDb,
+    private readonly reads = new ReadRouting(db),
+  ) {
     this.sql = sqlOn(db.pool);
   }
 
@@ -49,7 +63,7 @@ export class DataChangeRepository {
    * statement updates them all. Returned in the order given.
    */
   update(instanceId: string, changes: { recordId: string; data: unknown }[], check: ChangeCheck): Promise<OwnedRecord[]> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       await check(
         await selectOwned(
           tx,
@@ -58,21 +72,22 @@ export class DataChangeRepository {
           true,
         ),
       );
-      return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, JSON.stringify(changes)]);
+      return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, JSON.stringify(changes), ...eventValues()]);
     });
   }
 
   /** Removes the records, all or none, once `check` has judged them locked; the number removed. */
   remove(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<number> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
-      return tx.count(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])`, [instanceId, recordIds]);
+      const [row] = await tx.prepared<{ count: number }>(DELETE_RECORDS, [instanceId, recordIds, ...eventValues()]);
+      return row?.count ?? 0;
     });
   }
 
   /** Stores a batch across tables in one transaction: each row, then its links, linked both ways. */
   insertBatch(instanceId: string, userId: string, rows: BatchRow[]): Promise<LinkedRecord[]> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const saved = await insertRows(tx, instanceId, userId, rows);
       const result: LinkedRecord[] = [];
       for (const [i, row] of rows.entries()) {
@@ -91,7 +106,7 @@ export class DataChangeRepository {
 
   /** Links every pair of the records (both ways); linking again is harmless. */
   async group(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<void> {
-    await transaction(this.db.pool, async (tx) => {
+    await this.reads.transaction(instanceId, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
       const pairs = recordIds.flatMap((a, i) => recordIds.slice(i + 1).map((b): [string, string] => [a, b]));
       await linkPairs(tx, instanceId, pairs);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { DataAccess, DataGrant } from './generated/gateway/client';
+import { eventCtes, eventValues } from './outbox';
+import { ReadRouting } from './replica';
 import { isUuid, sqlOn, type Sql } from './sql';
 
 export interface StoredRecord {
@@ -27,14 +29,18 @@ export interface LocatedRecord extends StoredRecord {
   endpoint: string;
 }
 
-/** $1 instance, $2 writer, $3 the rows as a JSON array (ids included), $4 createdAt. */
+/** A data record event's object, from a row of a change's RETURNING. */
+export const RECORD_OBJECT = `jsonb_build_object('namespace', "namespace", 'endpoint', "endpoint", 'recordId', "recordId")`;
+
+/** $1 instance, $2 writer, $3 the rows as a JSON array (ids included), $4 createdAt, $5… the events' (outbox.ts). */
 const INSERT_ROWS = `WITH inserted AS (
     INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "userId", "createdAt")
     SELECT $1::uuid, (t.r->>'recordId')::uuid, t.r->>'namespace', t.r->>'endpoint', t.r->'data', $2::uuid, $4::timestamptz
     FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(r, n)
     ORDER BY t.n
     RETURNING "recordId", "namespace", "endpoint", "data", "seq"
-  )
+  ),
+  ${eventCtes('inserted', `'record.created'`, RECORD_OBJECT, 5)}
   SELECT "recordId", "namespace", "endpoint", "data" FROM inserted ORDER BY "seq"`;
 
 /**
@@ -44,14 +50,18 @@ const INSERT_ROWS = `WITH inserted AS (
  */
 export async function insertRows(sql: Sql, instanceId: string, userId: string, rows: TableRow[]): Promise<LocatedRecord[]> {
   const withIds = rows.map((row) => ({ ...row, recordId: randomUUID() }));
-  return sql.prepared<LocatedRecord>(INSERT_ROWS, [instanceId, userId, JSON.stringify(withIds), new Date()]);
+  return sql.prepared<LocatedRecord>(INSERT_ROWS, [instanceId, userId, JSON.stringify(withIds), new Date(), ...eventValues()]);
 }
 
 /** Records of the data tables. Every method takes the instance id first. */
 export class DataRecordRepository {
   private readonly sql: Sql;
 
-  constructor(db: GatewayDb) {
+  /** `reads` learns of every write here (see ReadRouting). */
+  constructor(
+    db: GatewayDb,
+    private readonly reads = new ReadRouting(db),
+  ) {
     this.sql = sqlOn(db.pool);
   }
 
@@ -60,11 +70,14 @@ export class DataRecordRepository {
    * `userId` is the account that writes them: by id, only it (or the owner) may change them later.
    */
   async insert(instanceId: string, userId: string, namespace: string, endpoint: string, records: unknown[]): Promise<StoredRecord[]> {
-    const rows = await insertRows(
-      this.sql,
+    const rows = await this.reads.written(
       instanceId,
-      userId,
-      records.map((data) => ({ namespace, endpoint, data })),
+      insertRows(
+        this.sql,
+        instanceId,
+        userId,
+        records.map((data) => ({ namespace, endpoint, data })),
+      ),
     );
     return rows.map(({ recordId, data }) => ({ recordId, data }));
   }
@@ -98,11 +111,17 @@ export class DataRecordRepository {
 
   /** The number of records removed. */
   async deleteEndpoint(instanceId: string, namespace: string, endpoint: string): Promise<number> {
-    return this.sql.count(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3`, [
-      instanceId,
-      namespace,
-      endpoint,
-    ]);
+    const remove = this.sql.prepared<{ count: number }>(
+      `WITH "removed" AS (
+         DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3
+         RETURNING "recordId", "namespace", "endpoint"
+       ),
+       ${eventCtes('"removed"', `'record.deleted'`, RECORD_OBJECT, 4)}
+       SELECT count(*)::int AS "count" FROM "removed"`,
+      [instanceId, namespace, endpoint, ...eventValues()],
+    );
+    const [row] = await this.reads.written(instanceId, remove);
+    return row?.count ?? 0;
   }
 }
 

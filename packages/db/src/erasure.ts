@@ -32,7 +32,6 @@ export function referencingFirst(tables: { name: string; references: string[] }[
   const order: string[] = [];
   const placed = new Set<string>();
   const visiting = new Set<string>();
-  const byName = new Map(tables.map((t) => [t.name, t]));
   // Depth-first: a table is placed after every table that references it.
   const referencedBy = (name: string) => tables.filter((t) => t.references.includes(name)).map((t) => t.name);
   const place = (name: string) => {
@@ -43,7 +42,7 @@ export function referencingFirst(tables: { name: string; references: string[] }[
     placed.add(name);
     order.push(name);
   };
-  for (const name of byName.keys()) place(name);
+  for (const table of tables) place(table.name);
   return order;
 }
 
@@ -76,7 +75,8 @@ export class InstanceErasureRepository {
    */
   async erase(instance: Pick<ClosedInstance, 'id' | 'address'>, at: Date): Promise<Record<string, number>> {
     const removed: Record<string, number> = {};
-    const closing = () => this.sql.prepared<{ id: string }>(`SELECT "id" FROM "Instance" WHERE "id" = $1::uuid AND "state" = 'closing'`, [instance.id]);
+    const closing = () =>
+      this.sql.prepared<{ id: string }>(`SELECT "id" FROM "Instance" WHERE "id" = $1::uuid AND "state" = 'closing'`, [instance.id]);
     if ((await closing()).length === 0) return removed;
     for (const table of await this.tenantTables()) {
       // The name comes from the catalog and is quoted as an identifier; the id is a parameter.

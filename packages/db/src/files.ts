@@ -1,8 +1,10 @@
 // Files and their permissions. Every method takes the instance id first, so no query can reach another
 // instance's files; the one exception is `abandonedUploads`, the worker's sweep across instances.
 import type { GatewayDb } from './clients';
+import { ReadRouting } from './replica';
 import type { File, FilePermission, FileStatus } from './generated/gateway/client';
-import { isUuid, sqlOn, transaction, type Rows, type Sql } from './sql';
+import { eventCtes, eventValues, writeEvents } from './outbox';
+import { isUuid, sqlOn, type Rows, type Sql } from './sql';
 
 export type { File, FilePermission, FileStatus };
 /** One account's permission on a file, as access decisions and clients see it. */
@@ -92,14 +94,31 @@ const FILE_SELECT = `SELECT ${FILE_FIELDS} FROM "File" f`;
  * are fixed texts ($1 instance, $2 fileId, then theirs). No row when the file is missing or the
  * condition fails.
  */
-const updateFile = (set: string, condition = '') => `WITH f AS (
+const updateFile = (set: string, event: FileEvent, condition = '') => `WITH f AS (
     UPDATE "File" SET ${set} WHERE "instanceId" = $1::uuid AND "fileId" = $2${condition} RETURNING *
-  ) SELECT ${FILE_FIELDS} FROM f`;
+  ),
+  ${eventCtes('f', event.type, FILE_OBJECT, event.first)}
+  SELECT ${FILE_FIELDS} FROM f`;
 
-const COMPLETE = updateFile(`"status" = 'Completed', "size" = $3, "lastUpdated" = $4::timestamptz`, ` AND "status" <> 'Deleted'`);
-const MARK_DELETED = updateFile(`"status" = 'Deleted', "lastUpdated" = $3::timestamptz`);
-const SET_PUBLIC = updateFile(`"contentPublic" = $3, "lastUpdated" = $4::timestamptz`);
-const UPDATE_METADATA = updateFile(`"name" = $3, "tags" = $4::text[], "title" = $5, "description" = $6, "lastUpdated" = $7::timestamptz`);
+/** A file change's event (outbox.ts): its type as SQL, and the number of its statement's first event parameter. */
+interface FileEvent {
+  type: string;
+  first: number;
+}
+const FILE_OBJECT = `jsonb_build_object('fileId', "fileId")`;
+const PUBLIC_OR_PRIVATE = `CASE WHEN $3 THEN 'file.public' ELSE 'file.private' END`;
+
+const COMPLETE = updateFile(
+  `"status" = 'Completed', "size" = $3, "lastUpdated" = $4::timestamptz`,
+  { type: `'file.completed'`, first: 5 },
+  ` AND "status" <> 'Deleted'`,
+);
+const MARK_DELETED = updateFile(`"status" = 'Deleted', "lastUpdated" = $3::timestamptz`, { type: `'file.deleted'`, first: 4 });
+const SET_PUBLIC = updateFile(`"contentPublic" = $3, "lastUpdated" = $4::timestamptz`, { type: PUBLIC_OR_PRIVATE, first: 5 });
+const UPDATE_METADATA = updateFile(`"name" = $3, "tags" = $4::text[], "title" = $5, "description" = $6, "lastUpdated" = $7::timestamptz`, {
+  type: `'file.updated'`,
+  first: 8,
+});
 
 /**
  * A timestamp(3) column as `Date.prototype.toISOString` writes it (UTC, milliseconds; years 1–9999,
@@ -140,7 +159,9 @@ const LISTING_ORDER: Record<ListingSort, { asc: string; desc: string }> = {
 const SET_PUBLIC_MANY = `WITH f AS (
     UPDATE "File" SET "contentPublic" = $3, "lastUpdated" = $4::timestamptz
     WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) RETURNING *
-  ) SELECT ${FILE_FIELDS} FROM f`;
+  ),
+  ${eventCtes('f', PUBLIC_OR_PRIVATE, FILE_OBJECT, 5)}
+  SELECT ${FILE_FIELDS} FROM f`;
 
 type FileRow = Omit<FileRecord, 'size'> & { size: string | bigint | null };
 
@@ -169,7 +190,8 @@ const CREATE_FILE = `WITH counter AS (
     INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
     SELECT f."instanceId", f."fileId", f."uploaderId", true FROM file f
     RETURNING "userId", "contentReadable"
-  )
+  ),
+  ${eventCtes('file', `'file.uploaded'`, FILE_OBJECT, 12)}
   SELECT f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
     f."contentPublic", f."thumbnail", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
     (SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable")) FROM permission p) AS "permissions"
@@ -191,8 +213,20 @@ export interface FileMetadata {
 export class FileRepository {
   private readonly sql: Sql;
 
-  constructor(private readonly db: GatewayDb) {
+  /**
+   * `reads` sends searches, listings and their totals and tags to a replica when there is one, and
+   * learns of every write here so the instance's next reads stay on the primary.
+   */
+  constructor(
+    db: GatewayDb,
+    private readonly reads = new ReadRouting(db),
+  ) {
     this.sql = sqlOn(db.pool);
+  }
+
+  /** Statements for a read of this instance that may be served by the replica (see ReadRouting). */
+  private async lagTolerant(instanceId: string): Promise<Sql> {
+    return sqlOn(await this.reads.pool(instanceId));
   }
 
   /**
@@ -204,7 +238,7 @@ export class FileRepository {
    * upload cannot write into a newer file).
    */
   async create(instanceId: string, stem: FileIdStem, file: NewFile): Promise<FileRecord> {
-    const [row] = await this.sql.prepared<FileRow>(CREATE_FILE, [
+    const create = this.sql.prepared<FileRow>(CREATE_FILE, [
       instanceId,
       stem.base,
       stem.ext,
@@ -216,7 +250,9 @@ export class FileRepository {
       file.uploaderId,
       file.dateCreated,
       file.now,
+      ...eventValues(),
     ]);
+    const [row] = await this.reads.written(instanceId, create);
     if (!row) throw new Error('file insert returned no row');
     return fileRecord(row);
   }
@@ -234,25 +270,34 @@ export class FileRepository {
 
   /** Moves a New or Completed file to Completed with this size; null when it is missing or Deleted. */
   complete(instanceId: string, fileId: string, size: number, now: Date): Promise<FileRecord | null> {
-    return this.updated(COMPLETE, [instanceId, fileId, size, now]);
+    return this.updated(COMPLETE, [instanceId, fileId, size, now, ...eventValues()]);
   }
 
   markDeleted(instanceId: string, fileId: string, now: Date): Promise<FileRecord | null> {
-    return this.updated(MARK_DELETED, [instanceId, fileId, now]);
+    return this.updated(MARK_DELETED, [instanceId, fileId, now, ...eventValues()]);
   }
 
   setPublic(instanceId: string, fileId: string, contentPublic: boolean, now: Date): Promise<FileRecord | null> {
-    return this.updated(SET_PUBLIC, [instanceId, fileId, contentPublic, now]);
+    return this.updated(SET_PUBLIC, [instanceId, fileId, contentPublic, now, ...eventValues()]);
   }
 
   /** Replaces the descriptive metadata (the fileId stays); null when the file is missing. */
   updateMetadata(instanceId: string, fileId: string, metadata: FileMetadata, now: Date): Promise<FileRecord | null> {
-    return this.updated(UPDATE_METADATA, [instanceId, fileId, metadata.name, metadata.tags, metadata.title, metadata.description, now]);
+    return this.updated(UPDATE_METADATA, [
+      instanceId,
+      fileId,
+      metadata.name,
+      metadata.tags,
+      metadata.title,
+      metadata.description,
+      now,
+      ...eventValues(),
+    ]);
   }
 
   /** Grants (or changes) one user's permission on one file; null when the file is missing. */
   async grant(instanceId: string, fileId: string, userId: string, contentReadable: boolean): Promise<FileRecord | null> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const ids = await upsertPermissions(tx, instanceId, [fileId], userId, contentReadable);
       return ids.length === 0 ? null : findIn(tx, instanceId, fileId);
     });
@@ -260,7 +305,7 @@ export class FileRepository {
 
   /** Removes one user's permission; the updated file, or null when there is no such file. */
   revoke(instanceId: string, fileId: string, userId: string): Promise<FileRecord | null> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       await deletePermissions(tx, instanceId, [fileId], userId);
       return findIn(tx, instanceId, fileId);
     });
@@ -268,7 +313,7 @@ export class FileRepository {
 
   /** Grants one user a permission on every file matching the template, in one transaction. */
   grantMatching(instanceId: string, template: FileTemplate, userId: string, contentReadable: boolean): Promise<FileRecord[]> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const ids = await matchingIds(tx.plain, instanceId, template, { all: true });
       await upsertPermissions(tx, instanceId, ids, userId, contentReadable);
       return findAllIn(tx, instanceId, ids);
@@ -277,7 +322,7 @@ export class FileRepository {
 
   /** Removes one user's permissions on every file matching the template, in one transaction. */
   revokeMatching(instanceId: string, template: FileTemplate, userId: string): Promise<FileRecord[]> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const ids = await matchingIds(tx.plain, instanceId, template, { all: true });
       await deletePermissions(tx, instanceId, ids, userId);
       return findAllIn(tx, instanceId, ids);
@@ -291,32 +336,35 @@ export class FileRepository {
    * only (id, name, source, status) is prepared: its plan does not, and a few dozen shapes are parsed
    * and planned once per connection instead of on every search.
    */
-  search(instanceId: string, template: FileTemplate, scope: FileScope, page: Page): Promise<FileListing[]> {
+  async search(instanceId: string, template: FileTemplate, scope: FileScope, page: Page): Promise<FileListing[]> {
     const { where, values } = searchConditions(instanceId, template, scope);
     values.push(page.take, page.skip);
     // f."lastUpdated" (qualified) is the column, not the output text of the same name.
     const text = `${LISTING_SELECT} WHERE ${where.join(' AND ')}
       ORDER BY f."lastUpdated" DESC, f."fileId" LIMIT $${values.length - 1} OFFSET $${values.length}`;
     const exact = !template.tags?.length && !template.title && !template.description;
-    return (exact ? this.sql.prepared : this.sql.plain)<FileListing>(text, values);
+    const sql = await this.lagTolerant(instanceId);
+    return (exact ? sql.prepared : sql.plain)<FileListing>(text, values);
   }
 
   /**
    * One page of a listing within the scope, in the query's order: one statement, its text built from
    * the query's shape, every value bound, planned per call as a search is.
    */
-  listing(instanceId: string, query: ListingQuery, scope: FileScope, page: Page): Promise<FileListing[]> {
+  async listing(instanceId: string, query: ListingQuery, scope: FileScope, page: Page): Promise<FileListing[]> {
     const { where, values } = listingConditions(instanceId, query, scope);
     values.push(page.take, page.skip);
     const order = LISTING_ORDER[query.sort][query.descending ? 'desc' : 'asc'];
     const text = `${LISTING_SELECT} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${values.length - 1} OFFSET $${values.length}`;
-    return this.sql.plain<FileListing>(text, values);
+    return (await this.lagTolerant(instanceId)).plain<FileListing>(text, values);
   }
 
   /** How many files the listing holds and their bytes (for a state's files, an index-only scan of File_listing_size_idx). */
   async listingTotals(instanceId: string, query: ListingQuery, scope: FileScope): Promise<ListingTotals> {
     const { where, values } = listingConditions(instanceId, query, scope);
-    const [row] = await this.sql.plain<{ total: number; totalBytes: string }>(
+    const [row] = await (
+      await this.lagTolerant(instanceId)
+    ).plain<{ total: number; totalBytes: string }>(
       `SELECT count(*)::int AS "total", coalesce(sum(f."size"), 0)::text AS "totalBytes" FROM "File" f WHERE ${where.join(' AND ')}`,
       values,
     );
@@ -331,7 +379,9 @@ export class FileRepository {
     const values: unknown[] = [instanceId];
     const where = ['f."instanceId" = $1::uuid', `f."status" = 'Completed'`, ...scopeConditions(scope, values)];
     values.push(limit);
-    const rows = await this.sql.plain<{ tag: string }>(
+    const rows = await (
+      await this.lagTolerant(instanceId)
+    ).plain<{ tag: string }>(
       `SELECT DISTINCT t AS "tag" FROM "File" f, unnest(f."tags") t WHERE ${where.join(' AND ')} ORDER BY 1 LIMIT $${values.length}`,
       values,
     );
@@ -346,14 +396,17 @@ export class FileRepository {
   /** Sets the public flag of every existing file of `fileIds` in one statement; the changed records in the order given. */
   async setPublicMany(instanceId: string, fileIds: string[], contentPublic: boolean, now: Date): Promise<FileRecord[]> {
     if (fileIds.length === 0) return [];
-    const rows = await this.sql.prepared<FileRow>(SET_PUBLIC_MANY, [instanceId, fileIds, contentPublic, now]);
+    const rows = await this.reads.written(
+      instanceId,
+      this.sql.prepared<FileRow>(SET_PUBLIC_MANY, [instanceId, fileIds, contentPublic, now, ...eventValues()]),
+    );
     const byId = new Map(rows.map((row) => [row.fileId, fileRecord(row)]));
     return fileIds.flatMap((id) => byId.get(id) ?? []);
   }
 
   /** Grants (or changes) one user's permission on every existing file of `fileIds`, in one transaction. */
   grantMany(instanceId: string, fileIds: string[], userId: string, contentReadable: boolean): Promise<FileRecord[]> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const granted = await upsertPermissions(tx, instanceId, fileIds, userId, contentReadable);
       const existing = new Set(granted);
       return findAllIn(
@@ -366,7 +419,7 @@ export class FileRepository {
 
   /** Removes one user's permission on every file of `fileIds`, in one transaction; the existing records. */
   revokeMany(instanceId: string, fileIds: string[], userId: string): Promise<FileRecord[]> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       await deletePermissions(tx, instanceId, fileIds, userId);
       return findAllIn(tx, instanceId, fileIds);
     });
@@ -418,7 +471,7 @@ export class FileRepository {
    * removing the bytes fails, the row stays for the next sweep. True when the file was removed.
    */
   removeAbandoned(instanceId: string, fileId: string, createdBefore: Date, removeBytes: () => Promise<void>): Promise<boolean> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const locked = await tx.prepared(
         `SELECT 1 FROM "File"
         WHERE "instanceId" = $1::uuid AND "fileId" = $2 AND "status" = 'New' AND "createdAt" < $3::timestamptz
@@ -428,12 +481,14 @@ export class FileRepository {
       if (locked.length === 0) return false;
       await removeBytes();
       await tx.count(`DELETE FROM "File" WHERE "instanceId" = $1::uuid AND "fileId" = $2`, [instanceId, fileId]);
+      await writeEvents(tx, instanceId, [{ type: 'file.deleted', object: { fileId } }]);
       return true;
     });
   }
 
-  private async updated(text: string, values: unknown[]): Promise<FileRecord | null> {
-    const [row] = await this.sql.prepared<FileRow>(text, values);
+  /** One UPDATE … RETURNING of one file; `values` start with the instance id ($1). */
+  private async updated(text: string, values: [instanceId: string, ...rest: unknown[]]): Promise<FileRecord | null> {
+    const [row] = await this.reads.written(values[0], this.sql.prepared<FileRow>(text, values));
     return row ? fileRecord(row) : null;
   }
 }
@@ -452,15 +507,21 @@ async function findAllIn(sql: Sql, instanceId: string, ids: string[]): Promise<F
 }
 
 /** Inserts or updates one user's permission on each existing file of `ids`; the ids it touched. */
+const PERMISSION_OBJECT = `jsonb_build_object('fileId', "fileId", 'userId', "userId", 'contentReadable', "contentReadable")`;
+
 async function upsertPermissions(sql: Sql, instanceId: string, ids: string[], userId: string, contentReadable: boolean): Promise<string[]> {
   if (ids.length === 0) return [];
   const rows = await sql.prepared<{ fileId: string }>(
-    `INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
-    SELECT f."instanceId", f."fileId", $3::uuid, $4::boolean
-    FROM "File" f WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($2::text[])
-    ON CONFLICT ("instanceId", "fileId", "userId") DO UPDATE SET "contentReadable" = EXCLUDED."contentReadable"
-    RETURNING "fileId"`,
-    [instanceId, ids, userId, contentReadable],
+    `WITH "shared" AS (
+      INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
+      SELECT f."instanceId", f."fileId", $3::uuid, $4::boolean
+      FROM "File" f WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($2::text[])
+      ON CONFLICT ("instanceId", "fileId", "userId") DO UPDATE SET "contentReadable" = EXCLUDED."contentReadable"
+      RETURNING "fileId", "userId", "contentReadable"
+    ),
+    ${eventCtes('"shared"', `'file.shared'`, PERMISSION_OBJECT, 5)}
+    SELECT "fileId" FROM "shared"`,
+    [instanceId, ids, userId, contentReadable, ...eventValues()],
   );
   return rows.map((row) => row.fileId);
 }
@@ -468,11 +529,15 @@ async function upsertPermissions(sql: Sql, instanceId: string, ids: string[], us
 /** Removes one user's permission on each file of `ids` (a user id that is no uuid holds none). */
 async function deletePermissions(sql: Sql, instanceId: string, ids: string[], userId: string): Promise<void> {
   if (ids.length === 0 || !isUuid(userId)) return;
-  await sql.count(`DELETE FROM "FilePermission" WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) AND "userId" = $3::uuid`, [
-    instanceId,
-    ids,
-    userId,
-  ]);
+  await sql.prepared(
+    `WITH "unshared" AS (
+      DELETE FROM "FilePermission" WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) AND "userId" = $3::uuid
+      RETURNING "fileId", "userId"
+    ),
+    ${eventCtes('"unshared"', `'file.unshared'`, `jsonb_build_object('fileId', "fileId", 'userId', "userId")`, 4)}
+    SELECT count(*) FROM "unshared"`,
+    [instanceId, ids, userId, ...eventValues()],
+  );
 }
 
 /** The ids of the files matching the template, newest lastUpdated first (bulk grants, in their transaction). */

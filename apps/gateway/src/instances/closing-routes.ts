@@ -12,7 +12,8 @@ const closeState = z.object({
   state: z.enum(['active', 'suspended', 'closing']),
   closeAfter: z.iso.datetime().optional().describe('While closing: when the instance and all its data are erased'),
 });
-const view = (state: CloseState) => (state.closeAfter ? { state: state.state, closeAfter: state.closeAfter.toISOString() } : { state: state.state });
+const view = (state: CloseState) =>
+  state.closeAfter ? { state: state.state, closeAfter: state.closeAfter.toISOString() } : { state: state.state };
 
 export function closingRoutes(closing: ClosingService): GatewayRoute[] {
   return [
@@ -51,7 +52,7 @@ export function closingRoutes(closing: ClosingService): GatewayRoute[] {
       tag,
       summary: 'Stop closing the instance before its grace date: it serves everyone again, with the tokens issued before',
       responses: {
-        200: { description: 'Active again', body: closeState },
+        200: { description: 'Active again (suspended, when the operator closed a suspended instance)', body: closeState },
         409: { description: 'The instance is not closing, or its grace period has ended' },
       },
       handle: async ({ tenant, caller }) => json(view(await closing.cancel(tenant, caller))),
