@@ -61,6 +61,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const portability = new PortabilityRepository(db);
   const ttlHours = config.EXPORT_TTL_HOURS;
   const maxFileBytes = config.MAX_UPLOAD_BYTES;
+  const thumbnails = new Producer(QUEUE_NAMES.thumbnail, queue);
 
   const webhooks = webhookDelivery(
     db,
@@ -110,6 +111,8 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
         store,
         clock,
         limits: { maxFileBytes, maxTotalBytes: 4 * config.IMPORT_MAX_BYTES },
+        // Restored images ask for their thumbnails, as completed uploads do at the gateway.
+        thumbnails,
       }),
       queue,
       logger,
@@ -118,9 +121,8 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     runQueue(QUEUE_NAMES.exportSweep, exportSweepProcessor({ repository: portability, store, clock, ttlHours }), queue, logger, 1),
   ];
   const registration = dexRegistrationProducer(queue);
-  // Producers of the queues: the registration requeue, and the depth metrics.
+  // Producers of the queues: the registration requeue, restored images' thumbnails, and the depth metrics.
   const sweep = new Producer(QUEUE_NAMES.uploadSweep, queue);
-  const thumbnails = new Producer(QUEUE_NAMES.thumbnail, queue);
   const purge = new Producer(QUEUE_NAMES.instancePurge, queue);
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
