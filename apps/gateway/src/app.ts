@@ -43,6 +43,7 @@ import { DataService } from './data/service';
 import { ArchiveService } from './files/archive';
 import { RedisArchiveSelections } from './files/archive-selections';
 import { FileService } from './files/service';
+import { TrashService } from './files/trash';
 import { ProfileService } from './hat/profile';
 import type { ThumbnailQueue } from './files/thumbnails';
 import { Invalidation } from './instances/invalidation';
@@ -108,9 +109,10 @@ export function createApp(deps: GatewayDeps): Gateway {
   const instances = new InstanceRepository(db);
   const users = new UserRepository(db, accountsChanged);
   const applications = new ApplicationRepository(db, accountsChanged);
-  const files = new FileRepository(db);
-  const records = new DataRecordRepository(db);
-  const changes = new DataChangeRepository(db);
+  const quotas = { bytes: config.QUOTA_BYTES, recordsBytes: config.QUOTA_RECORDS_BYTES };
+  const files = new FileRepository(db, quotas);
+  const records = new DataRecordRepository(db, quotas);
+  const changes = new DataChangeRepository(db, quotas);
   const grants = new DataGrantRepository(db);
 
   const accounts = new AccountCache(users, applications, invalidation, { stats: deps.metrics?.cache('accounts') });
@@ -185,6 +187,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     localStore: deps.blobStore instanceof LocalBlobStore ? deps.blobStore : undefined,
     files: fileService,
     archives,
+    trash: new TrashService({ files, store: deps.blobStore, clock }),
     users: new UserService(users),
     apps,
     push,
@@ -228,7 +231,6 @@ export function createApp(deps: GatewayDeps): Gateway {
 
   const instanceAdmin = new InstanceAdminRepository(db);
   if (deps.metrics) clusterTotals(deps.metrics, instanceAdmin);
-  const quotas = { bytes: config.QUOTA_BYTES, recordsBytes: config.QUOTA_RECORDS_BYTES };
   const admin = config.ADMIN_TOKEN
     ? createAdminApp(new AdminService(instanceAdmin, registry, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
     : undefined;

@@ -23,6 +23,8 @@ import type { DataService } from './data/service';
 import type { ArchiveService } from './files/archive';
 import { fileRoutes } from './files/routes';
 import type { FileService } from './files/service';
+import type { TrashService } from './files/trash';
+import { trashRoutes } from './files/trash-routes';
 import { withOlderPrefixes } from './hat/legacy-prefixes';
 import type { ProfileService } from './hat/profile';
 import { hatRoutes } from './hat/routes';
@@ -49,6 +51,7 @@ export interface RouteServices {
   localStore: LocalBlobStore | undefined;
   files: FileService;
   archives: ArchiveService;
+  trash: TrashService;
   users: UserService;
   apps: ApplicationService;
   push: DexPushService;
@@ -76,6 +79,7 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...debitRoutes(s.debits, s.bundles),
     ...combinatorRoutes(s.combinators),
     ...fileRoutes(s.files, s.archives),
+    ...trashRoutes(s.trash),
     ...hatRoutes(s.profiles, s.logger),
   ];
   return withOlderPrefixes(routes);

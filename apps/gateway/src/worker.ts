@@ -17,10 +17,16 @@ import { createBlobStore, LocalBlobStore, objectKey, removeOrphans, S3BlobStore,
 import { dexRegistrationProcessor } from './jobs/dex-registration';
 import { requeuePendingRegistrations } from './jobs/reconcile';
 import { thumbnailProcessor } from './jobs/thumbnail';
+import { trashPurgeProcessor } from './jobs/trash-purge';
 import { uploadSweepProcessor } from './jobs/upload-sweep';
 
 /** How often abandoned uploads are looked for (they are removed once older than UPLOAD_DEADLINE). */
 export const UPLOAD_SWEEP_EVERY_MS = 5 * 60 * 1000;
+
+/** The sweep, then the trash's purge, as one job run. */
+function withTrashPurge<R extends object>(sweep: () => Promise<R>, purge: () => Promise<{ purged: number }>) {
+  return async () => ({ ...(await sweep()), ...(await purge()) });
+}
 
 export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<Stoppable> {
   const store = await createBlobStore(config);
@@ -38,14 +44,18 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     runQueue(QUEUE_NAMES.dexRegistration, dexRegistrationProcessor({ dexUrl: config.DEX_URL, states }), queue, logger),
     runQueue(
       QUEUE_NAMES.uploadSweep,
-      uploadSweepProcessor({
-        files,
-        store,
-        objectKey,
-        clock,
-        uploadDeadline: config.UPLOAD_DEADLINE,
-        leftovers: () => removeLeftovers(store, files, clock, config.SIGNED_URL_TTL),
-      }),
+      // The trash is purged on the sweep's schedule: both are the files' housekeeping.
+      withTrashPurge(
+        uploadSweepProcessor({
+          files,
+          store,
+          objectKey,
+          clock,
+          uploadDeadline: config.UPLOAD_DEADLINE,
+          leftovers: () => removeLeftovers(store, files, clock, config.SIGNED_URL_TTL),
+        }),
+        trashPurgeProcessor({ files, store, clock, trashDays: config.TRASH_DAYS }),
+      ),
       queue,
       logger,
     ),

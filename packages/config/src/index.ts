@@ -139,6 +139,8 @@ const base = z.object({
     .int()
     .positive()
     .default(256 * 1024 ** 2),
+  /** Days a deleted file waits in the trash (still counted in usage) before the worker purges it. */
+  TRASH_DAYS: z.coerce.number().int().positive().max(3650).default(30),
 
   /** Browser origins allowed to call instances (CORS); by default each instance's own apps' origins. */
   CORS_ALLOWED_ORIGINS: origins.optional(),

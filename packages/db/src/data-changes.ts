@@ -1,8 +1,9 @@
 // Changes to data records by id (update, delete, batches across tables, links) and the questions
 // asked about the tables as a whole (their names, an app's newest record).
 import type { GatewayDb } from './clients';
-import { insertRows, type LocatedRecord, type TableRow } from './data';
+import { insertRows, recordBytes, withoutRecords, type LocatedRecord, type TableRow } from './data';
 import { sqlOn, transaction, type Sql } from './sql';
+import { addRecordUsage, QuotaExceeded, UNLIMITED, type QuotaDefaults } from './usage';
 
 /** A record with the account that wrote it (null for records older than that column). */
 export interface OwnedRecord extends LocatedRecord {
@@ -32,10 +33,26 @@ const UPDATE_DATA = `WITH updated AS (
   )
   SELECT ${OWNED_COLUMNS} FROM updated ORDER BY n`;
 
+/**
+ * Adds what an update ($2, as UPDATE_DATA takes it) changes in record bytes to the usage, before the
+ * update and in its transaction; no row when the growth would pass the quota ($3 the cluster's).
+ */
+const UPDATE_USAGE = `WITH ${addRecordUsage(
+  '0',
+  `(SELECT coalesce(sum(${recordBytes("u.c->'data'")} - ${recordBytes('r."data"')}), 0)
+    FROM jsonb_array_elements($2::jsonb) AS u(c)
+    JOIN "DataRecord" r ON r."instanceId" = $1::uuid AND r."recordId" = (u.c->>'recordId')::uuid)`,
+  '$3',
+)} SELECT 1 FROM usage`;
+
 export class DataChangeRepository {
   private readonly sql: Sql;
 
-  constructor(private readonly db: GatewayDb) {
+  /** `quotas`: the cluster's (QUOTA_RECORDS_BYTES); absent only for tools that read. */
+  constructor(
+    private readonly db: GatewayDb,
+    private readonly quotas: QuotaDefaults = UNLIMITED,
+  ) {
     this.sql = sqlOn(db.pool);
   }
 
@@ -58,7 +75,10 @@ export class DataChangeRepository {
           true,
         ),
       );
-      return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, JSON.stringify(changes)]);
+      const json = JSON.stringify(changes);
+      const counted = await tx.prepared(UPDATE_USAGE, [instanceId, json, this.quotas.recordsBytes]);
+      if (counted.length === 0) throw new QuotaExceeded('records');
+      return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, json]);
     });
   }
 
@@ -66,18 +86,22 @@ export class DataChangeRepository {
   remove(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<number> {
     return transaction(this.db.pool, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
-      return tx.count(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])`, [instanceId, recordIds]);
+      const [row] = await tx.prepared<{ removed: number }>(
+        withoutRecords(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[]) RETURNING "data"`),
+        [instanceId, recordIds],
+      );
+      return row?.removed ?? 0;
     });
   }
 
   /** Stores a batch across tables in one transaction: each row, then its links, linked both ways. */
   insertBatch(instanceId: string, userId: string, rows: BatchRow[]): Promise<LinkedRecord[]> {
     return transaction(this.db.pool, async (tx) => {
-      const saved = await insertRows(tx, instanceId, userId, rows);
+      const saved = await insertRows(tx, instanceId, userId, rows, this.quotas);
       const result: LinkedRecord[] = [];
       for (const [i, row] of rows.entries()) {
         const record = saved[i] as LocatedRecord;
-        const links = row.links.length ? await insertRows(tx, instanceId, userId, row.links) : [];
+        const links = row.links.length ? await insertRows(tx, instanceId, userId, row.links, this.quotas) : [];
         await linkPairs(
           tx,
           instanceId,

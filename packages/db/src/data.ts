@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { DataAccess, DataGrant } from './generated/gateway/client';
 import { isUuid, sqlOn, type Sql } from './sql';
+import { addRecordUsage, QuotaExceeded, removeRecordUsage, UNLIMITED, type QuotaDefaults } from './usage';
 
 export interface StoredRecord {
   recordId: string;
@@ -27,31 +28,69 @@ export interface LocatedRecord extends StoredRecord {
   endpoint: string;
 }
 
-/** $1 instance, $2 writer, $3 the rows as a JSON array (ids included), $4 createdAt. */
-const INSERT_ROWS = `WITH inserted AS (
+/** The bytes a record counts in the usage: its JSON text (`data` a jsonb expression). */
+export const recordBytes = (data: string) => `octet_length((${data})::text)`;
+
+/**
+ * $1 instance, $2 writer, $3 the rows as a JSON array (ids included), $4 createdAt, $5 the cluster's
+ * records quota. The usage is added first (usage.ts) and the rows are inserted only when it was: no
+ * row at all when they would pass the quota.
+ */
+const INSERT_ROWS = `WITH incoming AS (
+    SELECT t.r, t.n FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(r, n)
+  ), ${addRecordUsage('(SELECT count(*) FROM incoming)', `(SELECT coalesce(sum(${recordBytes("r->'data'")}), 0) FROM incoming)`, '$5')},
+  inserted AS (
     INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "userId", "createdAt")
     SELECT $1::uuid, (t.r->>'recordId')::uuid, t.r->>'namespace', t.r->>'endpoint', t.r->'data', $2::uuid, $4::timestamptz
-    FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(r, n)
+    FROM incoming t WHERE EXISTS (SELECT 1 FROM usage)
     ORDER BY t.n
     RETURNING "recordId", "namespace", "endpoint", "data", "seq"
   )
   SELECT "recordId", "namespace", "endpoint", "data" FROM inserted ORDER BY "seq"`;
 
 /**
- * Inserts rows in one statement (all or nothing), in array order: `seq` follows the ordinality.
- * Takes the pool's statements or a transaction's, so a batch can add its links in the same
- * transaction. Ids and the time are made here and bound, so the statement calls no volatile function.
+ * Inserts rows in one statement (all or nothing), in array order: `seq` follows the ordinality, and
+ * counts them in the instance's usage in the same statement. Takes the pool's statements or a
+ * transaction's, so a batch can add its links in the same transaction. Ids and the time are made here
+ * and bound, so the statement calls no volatile function. Throws QuotaExceeded (nothing stored) when
+ * the rows would pass the instance's records quota.
  */
-export async function insertRows(sql: Sql, instanceId: string, userId: string, rows: TableRow[]): Promise<LocatedRecord[]> {
+export async function insertRows(
+  sql: Sql,
+  instanceId: string,
+  userId: string,
+  rows: TableRow[],
+  quotas: QuotaDefaults,
+): Promise<LocatedRecord[]> {
   const withIds = rows.map((row) => ({ ...row, recordId: randomUUID() }));
-  return sql.prepared<LocatedRecord>(INSERT_ROWS, [instanceId, userId, JSON.stringify(withIds), new Date()]);
+  const saved = await sql.prepared<LocatedRecord>(INSERT_ROWS, [
+    instanceId,
+    userId,
+    JSON.stringify(withIds),
+    new Date(),
+    quotas.recordsBytes,
+  ]);
+  if (saved.length < rows.length) throw new QuotaExceeded('records');
+  return saved;
 }
+
+/**
+ * A delete of records (`del`, its first parameter the instance, RETURNING "data") that takes them out
+ * of the instance's usage in the same statement; answers how many it removed.
+ */
+export const withoutRecords = (del: string) => `WITH gone AS (${del}),
+  ${removeRecordUsage('(SELECT count(*) FROM gone)', `(SELECT coalesce(sum(${recordBytes('"data"')}), 0) FROM gone)`)}
+  SELECT count(*)::int AS "removed" FROM gone`;
 
 /** Records of the data tables. Every method takes the instance id first. */
 export class DataRecordRepository {
   private readonly sql: Sql;
 
-  constructor(db: GatewayDb) {
+  /** `quotas`: the cluster's (QUOTA_RECORDS_BYTES); absent only for tools that read. */
+  constructor(
+    db: GatewayDb,
+    private readonly quotas: QuotaDefaults = UNLIMITED,
+  ) {
     this.sql = sqlOn(db.pool);
   }
 
@@ -65,6 +104,7 @@ export class DataRecordRepository {
       instanceId,
       userId,
       records.map((data) => ({ namespace, endpoint, data })),
+      this.quotas,
     );
     return rows.map(({ recordId, data }) => ({ recordId, data }));
   }
@@ -98,11 +138,11 @@ export class DataRecordRepository {
 
   /** The number of records removed. */
   async deleteEndpoint(instanceId: string, namespace: string, endpoint: string): Promise<number> {
-    return this.sql.count(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3`, [
-      instanceId,
-      namespace,
-      endpoint,
-    ]);
+    const [row] = await this.sql.prepared<{ removed: number }>(
+      withoutRecords(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3 RETURNING "data"`),
+      [instanceId, namespace, endpoint],
+    );
+    return row?.removed ?? 0;
   }
 }
 

@@ -1,6 +1,7 @@
 export * from './clients';
 export * from './instances';
 export * from './instance-admin';
+export * from './usage';
 export * from './combinators';
 export { UserRepository, type Account, type AccountsChanged, type NewUser } from './users';
 export * from './files';

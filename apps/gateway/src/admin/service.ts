@@ -1,16 +1,10 @@
 // The operator's actions on instances: list and search them, read one with its record of state
 // changes, set its quotas, suspend and resume it. A state change reaches every gateway through the
 // instance cache's invalidation, so the pipeline refuses (or serves again) from the next request.
-import type { InstanceAdminRepository, InstanceOverview, InstanceSearch, InstanceState, StateChange } from '@pds/db';
+import type { InstanceAdminRepository, InstanceOverview, InstanceSearch, InstanceState, QuotaDefaults, StateChange } from '@pds/db';
 import { ApiError } from '@pds/http';
 import type { Clock } from '@pds/tokens';
 import type { InstanceRegistry } from '../instances/registry';
-
-/** The cluster's quotas, for instances whose own are not set (QUOTA_BYTES, QUOTA_RECORDS_BYTES). */
-export interface QuotaDefaults {
-  bytes: number;
-  recordsBytes: number;
-}
 
 /** A quota change: a number of bytes, null for the cluster default, absent to leave it. */
 export interface QuotaChange {
