@@ -15,6 +15,7 @@ import {
   DataCombinatorRepository,
   FileRepository,
   InstanceAdminRepository,
+  UsageRepository,
   InstanceRepository,
   UserRepository,
   type GatewayDb,
@@ -230,9 +231,10 @@ export function createApp(deps: GatewayDeps): Gateway {
   const dispatcher = createDispatcher({ routes, pipeline, fallback: app, logger, metrics: deps.metrics });
 
   const instanceAdmin = new InstanceAdminRepository(db);
-  if (deps.metrics) clusterTotals(deps.metrics, instanceAdmin);
+  const usage = new UsageRepository(db);
+  if (deps.metrics) clusterTotals(deps.metrics, instanceAdmin, usage);
   const admin = config.ADMIN_TOKEN
-    ? createAdminApp(new AdminService(instanceAdmin, registry, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
+    ? createAdminApp(new AdminService(instanceAdmin, usage, registry, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
     : undefined;
   return { app: dispatcher, express: app, routes, admin, registry, auth, signup };
 

@@ -1,7 +1,16 @@
 // The operator's actions on instances: list and search them, read one with its record of state
 // changes, set its quotas, suspend and resume it. A state change reaches every gateway through the
 // instance cache's invalidation, so the pipeline refuses (or serves again) from the next request.
-import type { InstanceAdminRepository, InstanceOverview, InstanceSearch, InstanceState, QuotaDefaults, StateChange } from '@pds/db';
+import type {
+  InstanceAdminRepository,
+  InstanceOverview,
+  InstanceSearch,
+  InstanceState,
+  QuotaDefaults,
+  StateChange,
+  UsageDrift,
+  UsageRepository,
+} from '@pds/db';
 import { ApiError } from '@pds/http';
 import type { Clock } from '@pds/tokens';
 import type { InstanceRegistry } from '../instances/registry';
@@ -19,6 +28,7 @@ export interface InstanceDetails extends InstanceOverview {
 export class AdminService {
   constructor(
     private readonly instances: InstanceAdminRepository,
+    private readonly usage: UsageRepository,
     private readonly registry: InstanceRegistry,
     readonly defaults: QuotaDefaults,
     private readonly clock: Clock,
@@ -45,6 +55,11 @@ export class AdminService {
 
   resume(address: string, reason: string): Promise<InstanceDetails> {
     return this.change(address, ['suspended'], 'active', reason);
+  }
+
+  /** Recounts every instance's usage: the drift from what the statements kept (`usage verify`). */
+  verifyUsage(): Promise<{ checked: number; drift: UsageDrift[] }> {
+    return this.usage.verify();
   }
 
   /** Closing an instance is the owner's flow of the accounts work; until it lands the operator cannot start it. */
