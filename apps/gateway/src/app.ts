@@ -45,6 +45,7 @@ import { ArchiveService } from './files/archive';
 import { RedisArchiveSelections } from './files/archive-selections';
 import { FileService } from './files/service';
 import { TrashService } from './files/trash';
+import { SystemStatusService } from './hat/system-status';
 import { ProfileService } from './hat/profile';
 import type { ThumbnailQueue } from './files/thumbnails';
 import { Invalidation } from './instances/invalidation';
@@ -114,6 +115,7 @@ export function createApp(deps: GatewayDeps): Gateway {
   const files = new FileRepository(db, quotas);
   const records = new DataRecordRepository(db, quotas);
   const changes = new DataChangeRepository(db, quotas);
+  const usage = new UsageRepository(db);
   const grants = new DataGrantRepository(db);
 
   const accounts = new AccountCache(users, applications, invalidation, { stats: deps.metrics?.cache('accounts') });
@@ -198,6 +200,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     bundles,
     combinators: new CombinatorService(new DataCombinatorRepository(db), bundles, clock),
     profiles: new ProfileService(bundles, records, clock),
+    systemStatus: new SystemStatusService(usage, quotas, clock),
     logger,
   });
 
@@ -231,7 +234,6 @@ export function createApp(deps: GatewayDeps): Gateway {
   const dispatcher = createDispatcher({ routes, pipeline, fallback: app, logger, metrics: deps.metrics });
 
   const instanceAdmin = new InstanceAdminRepository(db);
-  const usage = new UsageRepository(db);
   if (deps.metrics) clusterTotals(deps.metrics, instanceAdmin, usage);
   const admin = config.ADMIN_TOKEN
     ? createAdminApp(new AdminService(instanceAdmin, usage, registry, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })

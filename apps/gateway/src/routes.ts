@@ -28,6 +28,7 @@ import { trashRoutes } from './files/trash-routes';
 import { withOlderPrefixes } from './hat/legacy-prefixes';
 import type { ProfileService } from './hat/profile';
 import { hatRoutes } from './hat/routes';
+import { systemStatusRoutes, type SystemStatusService } from './hat/system-status';
 import type { InstanceRegistry } from './instances/registry';
 import { gatewayOpenApi } from './openapi';
 import type { GatewayRoute } from './route';
@@ -61,6 +62,7 @@ export interface RouteServices {
   bundles: BundleService;
   combinators: CombinatorService;
   profiles: ProfileService;
+  systemStatus: SystemStatusService;
   logger: Logger;
 }
 
@@ -81,6 +83,7 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...fileRoutes(s.files, s.archives),
     ...trashRoutes(s.trash),
     ...hatRoutes(s.profiles, s.logger),
+    ...systemStatusRoutes(s.systemStatus),
   ];
   return withOlderPrefixes(routes);
 }

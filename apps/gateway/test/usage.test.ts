@@ -120,5 +120,54 @@ describe('usage verify', () => {
     expect(cli.code).toBe(1);
     expect(cli.out).toMatch(new RegExp(`^ADDRESS\\s+KEPT\\s+COUNTED\\n${alice.address.replace(/\./g, '\\.')}\\s+1 files, 328 B`));
     expect(cli.err).toBe('admin: 1 of 2 instances drifted');
+    await gw.db.pool.query(`UPDATE "InstanceUsage" SET "fileBytes" = "fileBytes" - 7 WHERE "instanceId" = $1`, [
+      await instanceId(alice.address),
+    ]);
+  });
+});
+
+describe('GET /api/v2.6/system/status', () => {
+  /** The HAT Android SDK's model of an entry: title, and kind with metric, kind and (numeric) units. */
+  interface HatSystemStatus {
+    title: string;
+    kind: { metric: string | number; kind: 'Text' | 'Numeric'; units?: string };
+  }
+
+  it('answers the original’s entries, with the storage bar’s figures from the kept usage and the quotas', async () => {
+    await gw.db.pool.query(`UPDATE "User" SET "email" = 'alice@example.org' WHERE "username" = 'alice'`);
+    for (const prefix of ['/api/v2.6', '/api/v2']) {
+      const res = await callerRequests(gw.app, alice, alice.address).get(`${prefix}/system/status`).expect(200);
+      const entries = res.body as HatSystemStatus[];
+      for (const entry of entries) {
+        expect(typeof entry.title).toBe('string');
+        expect(['Text', 'Numeric']).toContain(entry.kind.kind);
+        if (entry.kind.kind === 'Numeric') expect([typeof entry.kind.metric, typeof entry.kind.units]).toEqual(['number', 'string']);
+      }
+      const byTitle = Object.fromEntries(entries.map((e) => [e.title, e.kind]));
+      expect(entries.map((e) => e.title)).toEqual([
+        'Previous Login',
+        'Owner Email',
+        'Database Storage',
+        'File Storage',
+        'Database Storage Used',
+        'File Storage Used',
+        'Database Storage Used Share',
+        'File Storage Used Share',
+      ]);
+      expect(byTitle['Previous Login']).toEqual({ metric: 'moments ago', kind: 'Text' });
+      expect(byTitle['Owner Email']).toEqual({ metric: 'alice@example.org', kind: 'Text' });
+      // QUOTA_RECORDS_BYTES is 1000 here, and QUOTA_BYTES the default 1 GiB.
+      expect(byTitle['Database Storage']).toEqual({ metric: 1, units: 'kB', kind: 'Numeric' });
+      expect(byTitle['File Storage']).toEqual({ metric: 1.07, units: 'GB', kind: 'Numeric' });
+      expect(byTitle['Database Storage Used']).toEqual({ metric: 200, units: 'B', kind: 'Numeric' });
+      expect(byTitle['File Storage Used']).toEqual({ metric: 321, units: 'B', kind: 'Numeric' });
+      expect(byTitle['Database Storage Used Share']).toEqual({ metric: 20, units: '%', kind: 'Numeric' });
+      expect(byTitle['File Storage Used Share']).toEqual({ metric: 0, units: '%', kind: 'Numeric' });
+    }
+  });
+
+  it('is the owner’s only', async () => {
+    await request(gw.app).get('/api/v2.6/system/status').set('Host', alice.address).expect(401);
+    await callerRequests(gw.app, zed, alice.address).get('/api/v2.6/system/status').expect(401);
   });
 });

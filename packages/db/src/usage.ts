@@ -117,6 +117,23 @@ export const removeRecordUsage = (records: string, bytes: string) => `usage AS (
     RETURNING 1
   )`;
 
+/** What GET /system/status shows of an instance: its usage and quotas, last activity and owner's e-mail. */
+export interface InstanceStatus {
+  usage: InstanceUsage;
+  /** The instance's own quotas; null: the cluster's. */
+  quotaBytes: number | null;
+  quotaRecordsBytes: number | null;
+  lastActiveAt: Date | null;
+  ownerEmail: string | null;
+}
+
+const STATUS = `SELECT i."quotaBytes"::text AS "quotaBytes", i."quotaRecordsBytes"::text AS "quotaRecordsBytes", i."lastActiveAt",
+    (SELECT o."email" FROM "User" o WHERE o."instanceId" = i."id" AND o."kind" = 'owner' LIMIT 1) AS "ownerEmail",
+    coalesce(u."files", 0)::text AS "files", coalesce(u."fileBytes", 0)::text AS "fileBytes",
+    coalesce(u."records", 0)::text AS "records", coalesce(u."recordBytes", 0)::text AS "recordBytes"
+  FROM "Instance" i LEFT JOIN "InstanceUsage" u ON u."instanceId" = i."id"
+  WHERE i."id" = $1::uuid`;
+
 /** The usage of instances as the statements keep it, and its recount. */
 export class UsageRepository {
   private readonly sql: Sql;
@@ -129,6 +146,26 @@ export class UsageRepository {
   async find(instanceId: string): Promise<InstanceUsage> {
     const [row] = await this.sql.prepared<UsageRow>(STORED, [instanceId]);
     return usageOf(row);
+  }
+
+  /** The instance's usage with what the owner's status page shows beside it; null when there is no such instance. */
+  async status(instanceId: string): Promise<InstanceStatus | null> {
+    type Row = UsageRow & {
+      quotaBytes: string | null;
+      quotaRecordsBytes: string | null;
+      lastActiveAt: Date | null;
+      ownerEmail: string | null;
+    };
+    const [row] = await this.sql.prepared<Row>(STATUS, [instanceId]);
+    if (!row) return null;
+    const amount = (value: string | null) => (value === null ? null : Number(value));
+    return {
+      usage: usageOf(row),
+      quotaBytes: amount(row.quotaBytes),
+      quotaRecordsBytes: amount(row.quotaRecordsBytes),
+      lastActiveAt: row.lastActiveAt,
+      ownerEmail: row.ownerEmail,
+    };
   }
 
   /** The cluster's totals (Prometheus): no instance named. */
