@@ -106,7 +106,7 @@ export const addRecordUsage = (records: string, bytes: string, quota: string) =>
     ON CONFLICT ("instanceId") DO UPDATE SET "records" = u."records" + EXCLUDED."records", "recordBytes" = u."recordBytes" + EXCLUDED."recordBytes"
     WHERE EXCLUDED."recordBytes" <= 0
       OR u."recordBytes" + EXCLUDED."recordBytes" <= coalesce((SELECT i."quotaRecordsBytes" FROM "Instance" i WHERE i."id" = $1::uuid), ${quota}::bigint)
-    RETURNING 1
+    RETURNING u."instanceId"
   )`;
 
 /** The CTE `usage` taking records away (a delete: never refused); `records` and `bytes` as in addRecordUsage. */
@@ -114,7 +114,7 @@ export const removeRecordUsage = (records: string, bytes: string) => `usage AS (
     UPDATE "InstanceUsage" u SET "records" = u."records" - c.n, "recordBytes" = u."recordBytes" - c.b
     FROM (SELECT ${records} AS n, ${bytes} AS b) c
     WHERE u."instanceId" = $1::uuid
-    RETURNING 1
+    RETURNING u."instanceId"
   )`;
 
 /** What GET /system/status shows of an instance: its usage and quotas, last activity and owner's e-mail. */
