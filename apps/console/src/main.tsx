@@ -13,6 +13,7 @@ import { Files } from './views/Files';
 import { HatLogin } from './views/HatLogin';
 import { Login } from './views/Login';
 import { Profile } from './views/Profile';
+import { Trash } from './views/Trash';
 import { Users } from './views/Users';
 
 function useSession() {
@@ -57,6 +58,7 @@ function App() {
 
   const screens: [string, string, boolean][] = [
     ['files', 'Files', true],
+    ['trash', 'Trash', owner],
     ['apps', 'Apps', owner],
     ['data', 'Data', owner],
     ['data-debits', 'Data debits', owner && debits],
@@ -68,6 +70,8 @@ function App() {
       <FileDetails key={rest[0]} fileId={rest[0]} session={session} />
     ) : screen === 'files' ? (
       <Files session={session} query={route.query} />
+    ) : screen === 'trash' && owner ? (
+      <Trash />
     ) : screen === 'apps' && owner ? (
       <Apps />
     ) : screen === 'data' && owner ? (

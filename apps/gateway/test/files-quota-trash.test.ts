@@ -105,7 +105,7 @@ describe.each(STORES)('quotas, usage and trash on the %s store', (store) => {
 
     const trash = await call(gw, 'get', '/trash', owner()).expect(200);
     expect(trash.body).toEqual([
-      expect.objectContaining({ fileId: file.fileId, status: { status: 'Deleted' }, trashedAt: expect.any(String) }),
+      expect.objectContaining({ fileId: file.fileId, status: { status: 'Deleted' }, trashedAt: expect.any(String), size: bytes.length }),
     ]);
     await call(gw, 'get', '/trash', asBob()).expect(403);
     await call(gw, 'post', `/trash/${file.fileId}/restore`, asBob()).expect(403);

@@ -9,7 +9,10 @@ import type { TrashService } from './trash';
 const TRASH_PATH = `${FILES_PATH}/trash`;
 const tag = 'files';
 const fileParams = z.object({ fileId: z.string() });
-const trashed = fileBody.extend({ trashedAt: z.iso.datetime().describe('When it was deleted') });
+const trashed = fileBody.extend({
+  trashedAt: z.iso.datetime().describe('When it was deleted'),
+  size: z.number().describe('Its bytes, counted in the quota until it is purged'),
+});
 const notInTrash = { 404: { description: 'No such file in the trash' } };
 
 export function trashRoutes(trash: TrashService): GatewayRoute[] {

@@ -15,7 +15,7 @@ export interface TrashDeps {
   clock: Clock;
 }
 
-export type TrashedJson = FileJson & { trashedAt: string };
+export type TrashedJson = FileJson & { trashedAt: string; size: number };
 
 /** How many trashed files emptying the trash reads at once. */
 const EMPTY_BATCH = 100;
@@ -45,6 +45,7 @@ export class TrashService {
     return files.map((file: FileListing & { trashedAt: string }) => ({
       ...fileView(file, { permissions: true }),
       trashedAt: file.trashedAt,
+      size: Number(file.size ?? 0),
     }));
   }
 
