@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
 import { href } from '../router';
 import type { FileRecord } from '../types';
-import { countWords, formatBytes, ScreenTitle, shortDate, Status } from '../ui';
+import { countWords, formatBytes, runChange, ScreenTitle, shortDate, Status } from '../ui';
 
 type Trashed = FileRecord & { trashedAt: string; size: number };
 
@@ -17,15 +17,7 @@ export function Trash() {
   const load = () => call<Trashed[]>(`${TRASH}?take=1000`).then(setFiles, (e: unknown) => setStatus({ error: errorText(e) }));
   useEffect(() => void load(), []);
 
-  const run = async (work: () => Promise<unknown>, message: string) => {
-    try {
-      await work();
-      setStatus({ message });
-      await load();
-    } catch (e) {
-      setStatus({ error: errorText(e) });
-    }
-  };
+  const run = (work: () => Promise<unknown>, message: string) => runChange(work, message, setStatus, load);
   const restore = (file: Trashed) =>
     run(() => call(`${TRASH}/${encodeURIComponent(file.fileId)}/restore`, { method: 'POST' }), `${file.name} is back in your files`);
   const purge = (file: Trashed) =>
