@@ -5,6 +5,9 @@
 // with CPU per request; then the search, stream, 10,000-instance, memory, mixed-traffic and
 // GATEWAY_WORKERS figures; writes bench-results/bench-<time>.json and .md. Fails when a measured request
 // failed or the bare hello lost to a product route (scripts/bench/sanity.ts).
+// `pnpm bench --only export [--mib N] [--records N] [--rounds N]`: the export writer against `tar -czf`
+// over the same bytes, and the worker's RSS growth (scripts/bench/export.ts); it needs no running stack.
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -104,7 +107,21 @@ function keepLogs(workDir: string): void {
   }
 }
 
+/** `--only export` alone: the export bench runs by itself, in a process of its own (it measures its RSS). */
+function exportOnly(argv: string[]): boolean {
+  const at = argv.indexOf('--only');
+  return at >= 0 && argv[at + 1]?.toLowerCase() === 'export';
+}
+
 async function main(): Promise<void> {
+  if (exportOnly(process.argv)) {
+    const rest = process.argv.slice(2).filter((arg, i, all) => arg !== '--only' && all[i - 1] !== '--only');
+    const run = spawnSync(process.execPath, [...process.execArgv, path.join(__dirname, 'bench', 'export.ts'), ...rest], {
+      stdio: 'inherit',
+    });
+    if (run.status !== 0) throw new Error('the export bench failed');
+    return;
+  }
   const options = benchOptions(process.argv);
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'pds-bench-'));
   const teardown = new Teardown(log);

@@ -28,7 +28,10 @@ interface Product {
   output(): string;
 }
 
+/** The pages named on the command line (`pnpm docs:check docs/files.md`), or every page. */
 function pages(): string[] {
+  const named = process.argv.slice(2).filter((arg) => arg.endsWith('.md'));
+  if (named.length > 0) return named;
   const docs = readdirSync(path.join(ROOT, 'docs'))
     .filter((name) => name.endsWith('.md'))
     .sort()

@@ -2,7 +2,7 @@
 -- Run once, with psql on the coordinator, on a database migrated to 20261125155932_citus_ready or later and
 -- before any gateway starts:
 --   psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -f prisma/citus/distribute.sql
--- "Instance" becomes a reference table (a copy on every node); every other table is distributed by
+-- "Instance" and "RetiredAddress" become reference tables (a copy on every node); every other table is distributed by
 -- "instanceId" and colocated with "User", so one instance's rows of every table live on one node.
 -- Citus will not distribute a table that a local table still references, so the foreign keys are saved,
 -- dropped, and added again, unchanged, once every table is distributed.
@@ -36,6 +36,8 @@ SELECT create_distributed_table('"DataDebitPermission"', 'instanceId', colocate_
 SELECT create_distributed_table('"DataCombinator"', 'instanceId', colocate_with => '"User"');
 SELECT create_distributed_table('"InstanceStateChange"', 'instanceId', colocate_with => '"User"');
 SELECT create_distributed_table('"InstanceUsage"', 'instanceId', colocate_with => '"User"');
+SELECT create_reference_table('"RetiredAddress"');
+SELECT create_distributed_table('"PortabilityJob"', 'instanceId', colocate_with => '"User"');
 
 DO $$
 DECLARE fk record;

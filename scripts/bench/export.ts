@@ -1,6 +1,5 @@
 // The export writer against `tar -czf` over the same files on the same disk, and the memory it adds.
-// Run by hand (not part of `pnpm bench` yet):
-//   pnpm exec tsx --conditions=@pds/source scripts/bench/export.ts [--mib 256] [--level 6] [--rounds 3] [--records 0]
+// `pnpm bench --only export [--mib 256] [--level 6] [--rounds 3] [--records 0]` (or this file with tsx).
 // Half the bytes are random (photos, videos: incompressible), half text-like (compresses ≈ 3×), in files
 // of 32 MiB down to 64 KiB. The product reads each file from the local store (decrypting) and writes the
 // archive into it (encrypting, one fsync); the baseline, always `tar -czf` (gzip's default level, 6;

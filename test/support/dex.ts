@@ -111,12 +111,14 @@ export async function startTestCluster(
     worker?: boolean;
     registerWaitMs?: number;
     /** Settings of dex and the worker to override. */ env?: Partial<Record<keyof Env, string>>;
+    /** Settings the gateway and the worker share (its blob store: the worker removes objects from it too). */
+    shared?: Partial<Record<keyof Env, string>>;
   } = {},
 ): Promise<TestCluster> {
   const [dexPort, gatewayPort] = [await freePort(), await freePort()];
   const dexUrl = `http://127.0.0.1:${dexPort}`;
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-  const gw = await startTestGateway({ DEX_URL: dexUrl });
+  const gw = await startTestGateway({ DEX_URL: dexUrl, ...options.shared });
   const fakes = await startFakeInstances();
   const database = await createDatabaseFrom(requireEnv('TEST_PG_ADMIN_URL'), requireEnv('TEST_DEX_TEMPLATE'));
   const config = loadConfigFor('cluster', {
@@ -135,6 +137,7 @@ export async function startTestCluster(
     CLUSTER_GATEWAYS: `${CLUSTER}=${gatewayUrl},${PEER_CLUSTER}=${fakes.url}`,
     QUEUE_PREFIX: gw.redisPrefix,
     REGISTER_RATE_LIMIT: '1000',
+    ...options.shared,
     ...options.env,
   });
   const dex = await startDex(config, { registerWaitMs: options.registerWaitMs });

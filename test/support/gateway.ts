@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { loadConfigFor, type Env, type GatewayConfig } from '@pds/config';
 import { createLogger } from '@pds/runtime';
-import { dexRegistrationProducer, thumbnailProducer, type Producer } from '@pds/queue';
+import { dexRegistrationProducer, portabilityProducers, thumbnailProducer, type Producer } from '@pds/queue';
 import { createApp, type Gateway, type GatewayDeps } from '@pds/gateway';
 // The root package does not depend on @pds/storage; the gateway resolves it as a workspace package.
 import { createBlobStore, type BlobStore } from '../../packages/storage/src';
@@ -27,6 +27,8 @@ export interface TestGateway extends Gateway {
   dexRegistration: Producer<'dex-registration'>;
   /** Where completed images ask for thumbnails; a test that wants them runs the job over `redisPrefix`. */
   thumbnails: Producer<'thumbnail'>;
+  /** Where exports and imports ask for their jobs; a test that wants them runs the jobs over `redisPrefix`. */
+  portability: ReturnType<typeof portabilityProducers>;
   databaseUrl: string;
   /** The store the gateway uses (STORAGE=local by default), for checking bytes directly. */
   blobStore: BlobStore;
@@ -68,6 +70,7 @@ export async function startTestGateway(
   const redisPrefix = `test-${randomBytes(6).toString('hex')}`;
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: redisPrefix });
   const thumbnails = thumbnailProducer({ connection: redis, prefix: redisPrefix });
+  const portability = portabilityProducers({ connection: redis, prefix: redisPrefix });
   const clock = testClock();
   const blobStore = await createBlobStore(config);
   const gateway = createApp({
@@ -79,6 +82,7 @@ export async function startTestGateway(
     masterKey: config.MASTER_KEY,
     dexRegistration,
     thumbnails,
+    portability,
     clock,
     redisPrefix,
     blobStore,
@@ -93,6 +97,7 @@ export async function startTestGateway(
     redisPrefix,
     dexRegistration,
     thumbnails,
+    portability,
     databaseUrl: database.url,
     blobStore,
     close: async () => {
@@ -100,6 +105,10 @@ export async function startTestGateway(
       await dexRegistration.close();
       await thumbnails.queue.obliterate({ force: true }).catch(() => undefined);
       await thumbnails.close();
+      for (const producer of [portability.exports, portability.imports]) {
+        await producer.queue.obliterate({ force: true }).catch(() => undefined);
+        await producer.close();
+      }
       subscriber.disconnect();
       redis.disconnect();
       await db.$disconnect();

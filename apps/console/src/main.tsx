@@ -1,4 +1,5 @@
-// The instance console: log in, then files, apps, data, data debits, users and the public profile; #/hatlogin for apps.
+// The instance console: log in, then files, apps, data, data debits, users and the public profile (and,
+// from it, closing the instance); #/hatlogin for apps.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { BrandMark } from './icons';
@@ -6,12 +7,14 @@ import { href, useRoute } from './router';
 import { adoptHandedToken, currentSession, endSession, onSessionChange } from './session';
 import './style.css';
 import { Apps } from './views/Apps';
+import { CloseInstance, Closing, closeState, type CloseState } from './views/CloseInstance';
 import { Data } from './views/Data';
 import { DataDebits, hasDataDebits } from './views/DataDebits';
 import { FileDetails } from './views/FileDetails';
 import { Files } from './views/Files';
 import { HatLogin } from './views/HatLogin';
 import { Login } from './views/Login';
+import { Portability } from './views/Portability';
 import { Profile } from './views/Profile';
 import { Trash } from './views/Trash';
 import { Users } from './views/Users';
@@ -34,8 +37,17 @@ function App() {
   const [screen = 'files', ...rest] = route.path;
   const owner = session?.scope === 'owner';
   const [debits, setDebits] = useState(false);
+  // A closing instance answers its owner only on the closing screen (everything else is 410), so an
+  // owner's screens wait for its state (undefined: not known yet).
+  const [closing, setClosing] = useState<CloseState | null | undefined>(undefined);
   useEffect(() => {
-    if (owner) void hasDataDebits().then(setDebits);
+    setClosing(owner ? undefined : null);
+    if (!owner) return;
+    void closeState().then((state) => {
+      const now = state?.state === 'closing' ? state : null;
+      setClosing(now);
+      if (!now) void hasDataDebits().then(setDebits);
+    });
   }, [owner]);
   // The phone's menu closes once a screen is chosen.
   const [menuOpen, setMenuOpen] = useState(false);
@@ -56,6 +68,19 @@ function App() {
     );
   }
 
+  if (closing === undefined) return <main id="main" class="narrow" />;
+  if (closing) {
+    const cancelled = () => {
+      setClosing(null);
+      location.hash = href('files');
+    };
+    return (
+      <main id="main" class="narrow">
+        <Closing state={closing} onCancelled={cancelled} />
+      </main>
+    );
+  }
+
   const screens: [string, string, boolean][] = [
     ['files', 'Files', true],
     ['trash', 'Trash', owner],
@@ -64,6 +89,7 @@ function App() {
     ['data-debits', 'Data debits', owner && debits],
     ['users', 'Users', owner],
     ['profile', 'Profile', owner],
+    ['your-data', 'Your data', owner],
   ];
   const content =
     screen === 'files' && rest[0] ? (
@@ -82,6 +108,10 @@ function App() {
       <Users />
     ) : screen === 'profile' && owner ? (
       <Profile />
+    ) : screen === 'close' && owner ? (
+      <CloseInstance onClosed={setClosing} />
+    ) : screen === 'your-data' && owner ? (
+      <Portability />
     ) : (
       <p>
         Nothing here. <a href={href('files')}>Go to your files</a>.

@@ -618,6 +618,55 @@ describeBrowser('web console in Chromium', () => {
     await watch.screen(page, 'login-too-many');
   });
 
+  it('lets an owner close their instance after a clear warning, shows the date of the erasure, and cancels', async () => {
+    const signedUp = await fetch(`${product.clusterUrl}/api/signup`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ fullName: 'Dora', username: 'dora', email: 'dora@example.com', pass: PASSWORD, passRepeat: PASSWORD }),
+    });
+    expect(signedUp.status).toBe(201);
+    const page = await watch.newPage(await browser.newContext({ viewport: DESKTOP }));
+    await page.goto(`${product.instanceUrl('dora')}/#/profile`);
+    await logIn(page, 'dora', PASSWORD);
+    await page.getByRole('link', { name: 'Close this instance and erase everything in it' }).click();
+    await page.getByRole('heading', { name: 'Close your instance' }).waitFor();
+    await page.getByText('can never be used again').waitFor();
+    const close = page.getByRole('button', { name: 'Close my instance' });
+    await page.getByLabel('Your password').fill('not-the-password');
+    // Nothing is sent before the box is ticked.
+    await expect(close.isDisabled()).resolves.toBe(true);
+    await page.getByLabel(/I understand that all my data will be erased/).check();
+    await watch.screen(page, 'close-instance');
+    watch.expect(403, '/api/v2.6/instance/close');
+    await close.click();
+    await page.getByText('That password is not right. Nothing was closed.').waitFor();
+
+    await page.getByLabel('Your password').fill(PASSWORD);
+    await close.click();
+    await page.getByRole('heading', { name: 'Your instance is closing' }).waitFor();
+    // The date shown is the server's, a week from now.
+    const token = (await page.evaluate(() => sessionStorage.getItem('pds.session'))) ?? '';
+    const state = (await (
+      await fetch(`${product.instanceUrl('dora')}/api/v2.6/instance/close`, { headers: { 'X-Auth-Token': token } })
+    ).json()) as {
+      closeAfter: string;
+    };
+    expect(Date.parse(state.closeAfter) - Date.now()).toBeGreaterThan(7 * 24 * 3600 * 1000 - 60_000);
+    const shown = await page.evaluate(
+      (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'short' }),
+      state.closeAfter,
+    );
+    await page.getByText(shown).waitFor();
+    await watch.screen(page, 'closing');
+    // Nothing else answers any more, and the console shows the closing screen again after a reload.
+    expect(
+      (await fetch(`${product.instanceUrl('dora')}/api/v2.6/files/search`, { method: 'POST', headers: { 'X-Auth-Token': token } })).status,
+    ).toBe(410);
+    await page.reload();
+    await page.getByRole('button', { name: 'Cancel closing, keep my instance' }).click();
+    await page.getByRole('heading', { name: 'Files' }).waitFor();
+  });
+
   it('shows a browser at an address without an instance a page that leads to sign-up', async () => {
     const nobody = product.instanceUrl('nobody');
     const page = await watch.newPage(await browser.newContext({ viewport: DESKTOP }));

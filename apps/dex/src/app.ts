@@ -16,6 +16,7 @@ import type { Producer, QueueEvents } from '@pds/queue';
 import { type Clock, publicKeyPem, type SigningKeys } from '@pds/tokens';
 import { AppUpdateService } from './apps/service';
 import { InstanceTokenVerifier } from './auth';
+import { RetirementService } from './registration/retirement';
 import { RegistrationService } from './registration/service';
 import { DexPipeline, type DexRoute } from './route';
 import { dexRouteTable } from './routes';
@@ -44,6 +45,7 @@ export function createDexApp(deps: DexDeps): { app: RequestListener; routes: rea
     readiness: { ...databaseChecks('dex', deps.db), redis: async () => void (await deps.redis.ping()) },
     publicKeyPem: publicKeyPem(deps.keys.publicKey),
     registration: new RegistrationService(clusters, instances, deps.keyFetch, deps.keyFetchEvents, deps.registerWaitMs ?? 5000),
+    retirement: new RetirementService(instances, deps.clock ?? (() => new Date())),
     registerLimit: new RateLimit(deps.redis, {
       points: deps.config.REGISTER_RATE_LIMIT,
       durationSeconds: deps.config.REGISTER_RATE_WINDOW,

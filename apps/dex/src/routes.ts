@@ -4,6 +4,7 @@ import { type ReadinessCheck } from '@pds/runtime';
 import { appRoutes } from './apps/routes';
 import type { AppUpdateService } from './apps/service';
 import { registrationRoutes } from './registration/routes';
+import type { RetirementService } from './registration/retirement';
 import type { RegistrationService } from './registration/service';
 import { describeAccess, route, type DexRoute } from './route';
 
@@ -11,6 +12,7 @@ export interface DexRouteServices {
   readiness: Record<string, ReadinessCheck>;
   publicKeyPem: string;
   registration: RegistrationService;
+  retirement: RetirementService;
   registerLimit: RateLimit;
   apps: AppUpdateService;
 }
@@ -28,7 +30,7 @@ export function dexRouteTable(s: DexRouteServices): DexRoute[] {
       handle: async () => text('text/plain; charset=utf-8', s.publicKeyPem),
     }),
     openApiRoute('public', dexOpenApi),
-    ...registrationRoutes(s.registration, s.registerLimit),
+    ...registrationRoutes(s.registration, s.retirement, s.registerLimit),
     ...appRoutes(s.apps),
   ];
 }

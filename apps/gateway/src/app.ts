@@ -16,6 +16,7 @@ import {
   FileRepository,
   InstanceAdminRepository,
   UsageRepository,
+  PortabilityRepository,
   InstanceRepository,
   UserRepository,
   type GatewayDb,
@@ -47,7 +48,9 @@ import { FileService } from './files/service';
 import { TrashService } from './files/trash';
 import { SystemStatusService } from './hat/system-status';
 import { ProfileService } from './hat/profile';
+import { PortabilityService, type PortabilityQueues } from './portability/service';
 import type { ThumbnailQueue } from './files/thumbnails';
+import { ClosingService } from './instances/closing';
 import { Invalidation } from './instances/invalidation';
 import { InstanceRegistry } from './instances/registry';
 import { addressOfHost } from './instances/tenancy';
@@ -67,6 +70,8 @@ export interface GatewayDeps {
   dexRegistration: DexRegistrationQueue;
   /** Where completed images are sent for a thumbnail (the worker makes them); without it none are made. */
   thumbnails?: ThumbnailQueue;
+  /** Where export and import jobs are asked for (the worker runs them); without them neither starts (503). */
+  portability?: PortabilityQueues;
   /** Where file bytes live (local disk or S3); see @pds/storage. */
   blobStore: BlobStore;
   clock?: Clock;
@@ -129,14 +134,12 @@ export function createApp(deps: GatewayDeps): Gateway {
     (tenant) => registry.signingKeys(tenant),
     (instanceId, at) => instances.touchActivity(instanceId, at),
   );
-  const logins = new LoginService(
-    auth,
-    new RateLimit(deps.redis, {
-      points: config.LOGIN_RATE_LIMIT,
-      durationSeconds: config.LOGIN_RATE_WINDOW,
-      keyPrefix: `${redisPrefix}:login`,
-    }),
-  );
+  const loginLimit = new RateLimit(deps.redis, {
+    points: config.LOGIN_RATE_LIMIT,
+    durationSeconds: config.LOGIN_RATE_WINDOW,
+    keyPrefix: `${redisPrefix}:login`,
+  });
+  const logins = new LoginService(auth, loginLimit);
   const signupLimit = new RateLimit(deps.redis, {
     points: config.SIGNUP_RATE_LIMIT,
     durationSeconds: config.SIGNUP_RATE_WINDOW,
@@ -176,6 +179,24 @@ export function createApp(deps: GatewayDeps): Gateway {
     signedUrlTtl: config.SIGNED_URL_TTL,
     baseUrl: (address) => instanceUrl(config, address),
   });
+  const instanceAdmin = new InstanceAdminRepository(db);
+  const closing = new ClosingService({
+    instances: instanceAdmin,
+    registry,
+    users,
+    passwordLimit: loginLimit,
+    clock,
+    graceDays: config.INSTANCE_CLOSE_GRACE_DAYS,
+  });
+  const portability = new PortabilityService({
+    repository: new PortabilityRepository(db),
+    store: deps.blobStore,
+    queues: deps.portability,
+    clock,
+    signedUrlTtl: config.SIGNED_URL_TTL,
+    importMaxBytes: config.IMPORT_MAX_BYTES,
+    baseUrl: (address) => instanceUrl(config, address),
+  });
   const pages = consolePages(config, applications, trust, logger, async (address) => (await registry.resolve(address)) !== null);
 
   const routes = routeTable({
@@ -191,7 +212,9 @@ export function createApp(deps: GatewayDeps): Gateway {
     files: fileService,
     archives,
     trash: new TrashService({ files, store: deps.blobStore, clock }),
+    portability,
     users: new UserService(users),
+    closing,
     apps,
     push,
     data: new DataService(records, changes, dataAccess),
@@ -233,10 +256,9 @@ export function createApp(deps: GatewayDeps): Gateway {
 
   const dispatcher = createDispatcher({ routes, pipeline, fallback: app, logger, metrics: deps.metrics });
 
-  const instanceAdmin = new InstanceAdminRepository(db);
   if (deps.metrics) clusterTotals(deps.metrics, instanceAdmin, usage);
   const admin = config.ADMIN_TOKEN
-    ? createAdminApp(new AdminService(instanceAdmin, usage, registry, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
+    ? createAdminApp(new AdminService(instanceAdmin, usage, registry, closing, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
     : undefined;
   return { app: dispatcher, express: app, routes, admin, registry, auth, signup };
 

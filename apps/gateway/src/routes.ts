@@ -29,9 +29,14 @@ import { withOlderPrefixes } from './hat/legacy-prefixes';
 import type { ProfileService } from './hat/profile';
 import { hatRoutes } from './hat/routes';
 import { systemStatusRoutes, type SystemStatusService } from './hat/system-status';
+import type { ClosingService } from './instances/closing';
+import { closingRoutes } from './instances/closing-routes';
 import type { InstanceRegistry } from './instances/registry';
 import { gatewayOpenApi } from './openapi';
 import type { GatewayRoute } from './route';
+import { importIdOf } from './portability/keys';
+import { portabilityRoutes } from './portability/routes';
+import type { PortabilityService } from './portability/service';
 import { signupRoutes } from './signup/routes';
 import type { SignupService } from './signup/service';
 import { userRoutes } from './users/routes';
@@ -53,7 +58,9 @@ export interface RouteServices {
   files: FileService;
   archives: ArchiveService;
   trash: TrashService;
+  portability: PortabilityService;
   users: UserService;
+  closing: ClosingService;
   apps: ApplicationService;
   push: DexPushService;
   data: DataService;
@@ -73,8 +80,9 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     openApiRoute('public', () => gatewayOpenApi()),
     ...signupRoutes(s.signup, s.registry, s.auth, { signup: s.signupLimit, check: s.signupCheckLimit }),
     ...authRoutes(s.auth, s.logins, s.pages),
-    ...(s.localStore ? blobRoutes(s.localStore, s.files) : []),
+    ...(s.localStore ? blobRoutes(s.localStore, uploadTargets(s)) : []),
     ...userRoutes(s.users),
+    ...closingRoutes(s.closing),
     ...applicationRoutes(s.apps, s.push),
     ...dataRoutes(s.data),
     ...dataGrantRoutes(s.grants),
@@ -82,10 +90,18 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...combinatorRoutes(s.combinators),
     ...fileRoutes(s.files, s.archives),
     ...trashRoutes(s.trash),
+    ...portabilityRoutes(s.portability),
     ...hatRoutes(s.profiles, s.logger),
     ...systemStatusRoutes(s.systemStatus),
   ];
   return withOlderPrefixes(routes);
+}
+
+/** What a signed upload address may write: an import's archive (its own key shape), else a file's bytes. */
+function uploadTargets(s: RouteServices): Parameters<typeof blobRoutes>[1] {
+  return {
+    acceptsUpload: (tenant, key) => (importIdOf(key) ? s.portability.acceptsUpload(tenant, key) : s.files.acceptsUpload(tenant, key)),
+  };
 }
 
 /**

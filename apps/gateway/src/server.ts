@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { GatewayConfig } from '@pds/config';
 import { createGatewayDb, databaseChecks, disconnectOnFailure, poolUse } from '@pds/db';
 import { boundPort, closeServer, createLogger, flushLogs, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
-import { dexRegistrationProducer, requestRedis, thumbnailProducer } from '@pds/queue';
+import { dexRegistrationProducer, portabilityProducers, requestRedis, thumbnailProducer } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
 import { createApp, type Gateway } from './app';
 
@@ -27,6 +27,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   const redis = requestRedis(config.REDIS_URL);
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
   const thumbnails = thumbnailProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
+  const portability = portabilityProducers({ connection: redis, prefix: config.QUEUE_PREFIX });
   // Cache invalidation between gateways (instances/invalidation.ts) needs a connection of its own.
   const subscriber = redis.duplicate();
   let metrics: Awaited<ReturnType<typeof startMetrics>>;
@@ -34,6 +35,8 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     await metrics?.close();
     await dexRegistration.close();
     await thumbnails.close();
+    await portability.exports.close();
+    await portability.imports.close();
     subscriber.disconnect();
     redis.disconnect();
     await db.$disconnect();
@@ -56,6 +59,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
       masterKey: config.MASTER_KEY,
       dexRegistration,
       thumbnails,
+      portability,
       blobStore,
       metrics: metrics?.metrics,
     });

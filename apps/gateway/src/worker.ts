@@ -1,20 +1,38 @@
-// Runs the gateway's jobs (dex registration, upload sweep, thumbnails) until `close()`. It holds the gateway
+// Runs the gateway's jobs (dex registration, upload sweep, thumbnails, purge of closed instances, exports and imports) until
+// `close()`. It holds the gateway
 // database and blob store only: dex's database and key belong to dex's worker.
 import type { GatewayWorkerConfig } from '@pds/config';
-import { createGatewayDb, databaseChecks, disconnectOnFailure, FileRepository, GatewayDexStateRepository, poolUse } from '@pds/db';
+import {
+  createGatewayDb,
+  databaseChecks,
+  disconnectOnFailure,
+  FileRepository,
+  GatewayDexStateRepository,
+  InstanceErasureRepository,
+  PortabilityRepository,
+  poolUse,
+} from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import {
   blockingRedis,
   dexRegistrationProducer,
+  jobIds,
   Producer,
   QUEUE_NAMES,
   reconcileEvery,
   runQueue,
+  scheduleInstancePurge,
+  scheduleExportSweep,
   scheduleUploadSweep,
   startJobProcess,
 } from '@pds/queue';
 import { createBlobStore, LocalBlobStore, objectKey, removeOrphans, S3BlobStore, type BlobStore } from '@pds/storage';
+import { Invalidation } from './instances/invalidation';
 import { dexRegistrationProcessor } from './jobs/dex-registration';
+import { instancePurgeProcessor } from './jobs/instance-purge';
+import { exportArchiveProcessor } from './jobs/export-archive';
+import { exportSweepProcessor } from './jobs/export-sweep';
+import { importArchiveProcessor } from './jobs/import-archive';
 import { requeuePendingRegistrations } from './jobs/reconcile';
 import { thumbnailProcessor } from './jobs/thumbnail';
 import { trashPurgeProcessor } from './jobs/trash-purge';
@@ -22,6 +40,8 @@ import { uploadSweepProcessor } from './jobs/upload-sweep';
 
 /** How often abandoned uploads are looked for (they are removed once older than UPLOAD_DEADLINE). */
 export const UPLOAD_SWEEP_EVERY_MS = 5 * 60 * 1000;
+/** How often closing instances past their grace period are looked for (the grace is counted in days). */
+export const INSTANCE_PURGE_EVERY_MS = 10 * 60 * 1000;
 
 /** The sweep, then the trash's purge, as one job run. */
 function withTrashPurge<R extends object>(sweep: () => Promise<R>, purge: () => Promise<{ purged: number }>) {
@@ -39,6 +59,10 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const states = new GatewayDexStateRepository(db);
   const files = new FileRepository(db);
   const clock = () => new Date();
+  const invalidation = new Invalidation(redis, undefined, `${config.QUEUE_PREFIX}:invalidate`, logger);
+  const portability = new PortabilityRepository(db);
+  const ttlHours = config.EXPORT_TTL_HOURS;
+  const maxFileBytes = config.MAX_UPLOAD_BYTES;
 
   const workers = [
     runQueue(QUEUE_NAMES.dexRegistration, dexRegistrationProcessor({ dexUrl: config.DEX_URL, states }), queue, logger),
@@ -61,26 +85,61 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     ),
     // Two at a time: decoding an image takes a core for a moment.
     runQueue(QUEUE_NAMES.thumbnail, thumbnailProcessor({ files, store }), queue, logger, 2),
+    runQueue(
+      QUEUE_NAMES.instancePurge,
+      instancePurgeProcessor({
+        erasure: new InstanceErasureRepository(db),
+        store,
+        dexUrl: config.DEX_URL,
+        masterKey: config.MASTER_KEY,
+        clock,
+        // Publishes only: the worker caches no instance.
+        announce: (message) => invalidation.publish(message),
+        logger,
+      }),
+      queue,
+      logger,
+    ),
+    // One at a time each: an export or import streams a whole instance, and two would only share the disk.
+    runQueue(QUEUE_NAMES.exportArchive, exportArchiveProcessor({ repository: portability, store, clock, ttlHours }), queue, logger, 1),
+    runQueue(
+      QUEUE_NAMES.importArchive,
+      importArchiveProcessor({
+        repository: portability,
+        store,
+        clock,
+        limits: { maxFileBytes, maxTotalBytes: 4 * config.IMPORT_MAX_BYTES },
+      }),
+      queue,
+      logger,
+      1,
+    ),
+    runQueue(QUEUE_NAMES.exportSweep, exportSweepProcessor({ repository: portability, store, clock, ttlHours }), queue, logger, 1),
   ];
   const registration = dexRegistrationProducer(queue);
   // Producers of the queues: the registration requeue, and the depth metrics.
   const sweep = new Producer(QUEUE_NAMES.uploadSweep, queue);
   const thumbnails = new Producer(QUEUE_NAMES.thumbnail, queue);
+  const purge = new Producer(QUEUE_NAMES.instancePurge, queue);
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
   const close = await startJobProcess({
     name: 'gateway worker',
     logger,
     workers,
-    producers: [registration, sweep, thumbnails],
+    producers: [registration, sweep, thumbnails, purge],
     connection: redis,
     prefix: config.QUEUE_PREFIX,
     graceMs,
     begin: async () => {
       await scheduleUploadSweep(queue, UPLOAD_SWEEP_EVERY_MS);
+      await scheduleInstancePurge(queue, INSTANCE_PURGE_EVERY_MS);
+      // A purge killed mid-way (or due while no worker ran) resumes now, not at the next tick.
+      await purge.enqueue({}, `${jobIds.instancePurge}-start`);
+      await scheduleExportSweep(queue, UPLOAD_SWEEP_EVERY_MS);
       await requeuePendingRegistrations(states, registration, logger);
       const metrics = await startMetrics('gateway-worker', config);
-      metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue]);
+      metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue, purge.queue]);
       metrics?.metrics.pool(() => poolUse(db));
       const stopReconciling = reconcileEvery(() => requeuePendingRegistrations(states, registration, logger), logger);
       return async () => {

@@ -1,6 +1,6 @@
 // The operator's admin API (issue 22): only ADMIN_TOKEN opens it; it lists and searches instances with
 // their state, dates, usage and quotas, sets quotas, suspends and resumes with a recorded reason, and
-// refuses to close until the closing flow exists. The CLI (`pnpm admin`) does the same over HTTP.
+// closes with a reason (the owner's closing flow, issue 19). The CLI (`pnpm admin`) does the same over HTTP.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -140,11 +140,20 @@ describe('instances', () => {
     await operator().get('/instances/nobody.pds.test').expect(404);
   });
 
-  it('answers 501 to close until the owner-side closing flow lands, and changes nothing', async () => {
-    const res = await operator().post(`/instances/${bob.address}/close`).expect(501);
-    expect(res.body).toEqual({ error: 'Not Implemented', message: expect.stringMatching(/not available yet/) });
-    await operator().post('/instances/nobody.pds.test/close').expect(404);
-    expect((await gw.db.instance.findUnique({ where: { address: bob.address } }))?.state).toBe('active');
+  it('closes with a reason and the grace date, as the owner would; the instance answers 410; refuses to close twice', async () => {
+    await operator().post(`/instances/${bob.address}/close`).send({}).expect(400);
+    await operator().post('/instances/nobody.pds.test/close').send({ reason: 'x' }).expect(404);
+    const res = await operator().post(`/instances/${bob.address}/close`).send({ reason: 'court order 5' }).expect(200);
+    const grace = new Date(gw.clock().getTime() + 7 * 24 * 3600 * 1000).toISOString();
+    expect(res.body).toMatchObject({ state: 'closing', stateReason: 'court order 5', closeAfter: grace });
+    expect(res.body.history[0]).toEqual({ state: 'closing', reason: 'court order 5', actor: 'operator', at: expect.any(String) });
+    await callerRequests(gw.app, bob, bob.address).get('/api/v2.6/data/notes/items').expect(410);
+    expect((await operator().post(`/instances/${bob.address}/close`).send({ reason: 'twice' }).expect(409)).body.message).toMatch(
+      /closing/,
+    );
+    // The owner's cancel brings it back (the operator has no cancel: resume is for suspended instances).
+    await callerRequests(gw.app, bob, bob.address).post('/api/v2.6/instance/close/cancel').expect(200);
+    expect((await gw.db.instance.findUnique({ where: { address: bob.address } }))?.closeAfter).toBeNull();
   });
 
   it('refuses bad input with 400 naming the field, and changes nothing', async () => {
@@ -199,7 +208,11 @@ describe('the CLI (pnpm admin)', () => {
     expect(quota.out).toMatch(/records:\s+0, 0 B of 256 MiB \(cluster default\)/);
     const failed = await run('instances', 'resume', bob.address, '--reason', 'again');
     expect(failed).toMatchObject({ code: 1, err: expect.stringMatching(/^admin: 409 The instance .* is active/) });
-    expect(await run('instances', 'close', bob.address)).toMatchObject({ code: 1, err: expect.stringMatching(/^admin: 501 /) });
+    expect(await run('instances', 'close', bob.address)).toMatchObject({ code: 1, err: expect.stringMatching(/--reason/) });
+    expect((await run('instances', 'close', bob.address, '--reason', 'gone')).out).toMatch(
+      /state:\s+closing \(gone\)\nerased after:\s+\d{4}-/,
+    );
+    await callerRequests(gw.app, bob, bob.address).post('/api/v2.6/instance/close/cancel').expect(200);
     const closed = `http://127.0.0.1:${await freePort()}`;
     const errors: string[] = [];
     const unreachable = await adminCli(['instances', 'list'], {

@@ -156,7 +156,7 @@ describe('a suspended instance', () => {
 
 describe('a closing instance', () => {
   beforeAll(async () => {
-    // The owner's closing flow arrives with the accounts work; the state is what it will set.
+    // Set directly: the owner's closing flow itself is tested in instance-closing.test.ts.
     await gw.db.instance.update({ where: { address: alice.address }, data: { state: 'closing' } });
     await gw.registry.changed(alice.address);
   });

@@ -127,6 +127,14 @@ const base = z.object({
     .positive()
     .default(5 * 1024 ** 3),
   UPLOAD_DEADLINE: seconds.default(3600),
+  /** Hours an export archive stays downloadable before the worker removes it. */
+  EXPORT_TTL_HOURS: z.coerce.number().positive().default(48),
+  /** Largest import archive (compressed) a client may upload. */
+  IMPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20 * 1024 ** 3),
   /** An instance's file bytes, unless the operator set its own quota. */
   QUOTA_BYTES: z.coerce
     .number()
@@ -141,6 +149,9 @@ const base = z.object({
     .default(256 * 1024 ** 2),
   /** Days a deleted file waits in the trash (still counted in usage) before the worker purges it. */
   TRASH_DAYS: z.coerce.number().int().positive().max(3650).default(30),
+
+  /** Days an instance its owner (or the operator) closes keeps answering its owner, who may cancel, before it is erased. */
+  INSTANCE_CLOSE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(7),
 
   /** Browser origins allowed to call instances (CORS); by default each instance's own apps' origins. */
   CORS_ALLOWED_ORIGINS: origins.optional(),

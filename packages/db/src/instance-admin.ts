@@ -12,6 +12,8 @@ export interface InstanceOverview {
   state: InstanceState;
   stateReason: string | null;
   stateChangedAt: Date | null;
+  /** While closing: when the grace period ends and the instance is erased. */
+  closeAfter: Date | null;
   createdAt: Date;
   lastActiveAt: Date | null;
   ownerEmail: string | null;
@@ -56,7 +58,7 @@ const MATCHES = `($1::text IS NULL OR i."address" ILIKE $1 ESCAPE '\\'
 
 /** The overview of the instances `page` selects (a statement of "Instance" i rows, ordered). */
 const overview = (page: string) => `WITH page AS (${page})
-  SELECT p."id", p."address", p."state", p."stateReason", p."stateChangedAt", p."createdAt", p."lastActiveAt",
+  SELECT p."id", p."address", p."state", p."stateReason", p."stateChangedAt", p."closeAfter", p."createdAt", p."lastActiveAt",
          p."quotaBytes"::text AS "quotaBytes", p."quotaRecordsBytes"::text AS "quotaRecordsBytes", o."email" AS "ownerEmail",
          coalesce(us."files", 0)::text AS "files", coalesce(us."fileBytes", 0)::text AS "fileBytes",
          coalesce(us."records", 0)::text AS "records", coalesce(us."recordBytes", 0)::text AS "recordBytes"
@@ -66,12 +68,15 @@ const overview = (page: string) => `WITH page AS (${page})
   ORDER BY p."createdAt" DESC, p."id"`;
 
 /** Never the sealed private key. */
-const COLUMNS = `i."id", i."address", i."state", i."stateReason", i."stateChangedAt", i."createdAt", i."lastActiveAt", i."quotaBytes", i."quotaRecordsBytes"`;
+const COLUMNS = `i."id", i."address", i."state", i."stateReason", i."stateChangedAt", i."closeAfter", i."createdAt", i."lastActiveAt", i."quotaBytes", i."quotaRecordsBytes"`;
 const PAGE = overview(`SELECT ${COLUMNS} FROM "Instance" i WHERE ${MATCHES} ORDER BY i."createdAt" DESC, i."id" OFFSET $3 LIMIT $4`);
 const ONE = overview(`SELECT ${COLUMNS} FROM "Instance" i WHERE i."address" = $1`);
 
-const STATE_CHANGE = `UPDATE "Instance" SET "state" = $2::"InstanceState", "stateReason" = $3, "stateChangedAt" = $4::timestamptz
-  WHERE "address" = $1 AND "state"::text = ANY($5::text[]) RETURNING "id", "address"`;
+// An instance whose grace period has ended belongs to the purge: no change applies to it any more.
+const STATE_CHANGE = `UPDATE "Instance" SET "state" = $2::"InstanceState", "stateReason" = $3, "stateChangedAt" = $4::timestamptz,
+    "closeAfter" = $6::timestamptz
+  WHERE "address" = $1 AND "state"::text = ANY($5::text[]) AND ("closeAfter" IS NULL OR "closeAfter" > $4::timestamptz)
+  RETURNING "id", "address"`;
 const RECORD_CHANGE = `INSERT INTO "InstanceStateChange" ("instanceId", "state", "reason", "actor", "at")
   VALUES ($1::uuid, $2::"InstanceState", $3, $4, $5::timestamptz)`;
 
@@ -140,9 +145,10 @@ export class InstanceAdminRepository {
 
   /**
    * Moves the instance from one of `from` to `change.state`, and records the change in the same
-   * transaction. Not changed: the instance is missing (state null) or in another state.
+   * transaction. Not changed: the instance is missing (state null), in another state, or past the end
+   * of its grace period. `closeAfter`: when a closing instance is erased (none for the other states).
    */
-  async changeState(address: string, from: InstanceState[], change: StateChange): Promise<StateChangeResult> {
+  async changeState(address: string, from: InstanceState[], change: StateChange, closeAfter: Date | null = null): Promise<StateChangeResult> {
     return transaction(this.db.pool, async (tx) => {
       const [row] = await tx.prepared<{ id: string; address: string }>(STATE_CHANGE, [
         address,
@@ -150,6 +156,7 @@ export class InstanceAdminRepository {
         change.reason,
         change.at,
         from,
+        closeAfter,
       ]);
       if (!row) {
         const [current] = await tx.prepared<{ state: InstanceState }>(`SELECT "state" FROM "Instance" WHERE "address" = $1`, [address]);

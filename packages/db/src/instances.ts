@@ -39,12 +39,19 @@ export class InstanceRepository {
     return row ?? null;
   }
 
-  /** Which of these addresses an instance holds (a sign-up name check). */
+  /** Which of these addresses an instance holds, or a closed instance held (a sign-up name check). */
   async takenAddresses(addresses: string[]): Promise<string[]> {
-    const rows = await this.sql.prepared<{ address: string }>(`SELECT "address" FROM "Instance" WHERE "address" = ANY($1::text[])`, [
-      addresses,
-    ]);
+    const rows = await this.sql.prepared<{ address: string }>(
+      `SELECT "address" FROM "Instance" WHERE "address" = ANY($1::text[])
+       UNION SELECT "address" FROM "RetiredAddress" WHERE "address" = ANY($1::text[])`,
+      [addresses],
+    );
     return rows.map((row) => row.address);
+  }
+
+  /** Whether a closed and erased instance held this address: it is never signed up for again. */
+  async isRetired(address: string): Promise<boolean> {
+    return (await this.sql.prepared(`SELECT 1 FROM "RetiredAddress" WHERE "address" = $1`, [address])).length > 0;
   }
 
   /** Creates the instance and its owner account together; null when the address is taken. */

@@ -1,11 +1,11 @@
 // What distributed PostgreSQL (Citus) asks of the gateway's schema and statements, as checks the tests
 // run: on the catalog of a migrated database, and on the statement texts the product sends.
-// `Instance` is the reference table (copied to every node); every other table of the gateway database
-// is a tenant table, distributed by "instanceId" (docs/deploy.md).
+// `Instance` and `RetiredAddress` (erased instances' addresses, no instance id) are reference tables
+// (copied to every node); every other table of the gateway database is a tenant table, distributed by "instanceId" (docs/deploy.md).
 import type pg from 'pg';
 
 /** Tables that are not distributed by "instanceId". */
-const NOT_TENANT = new Set(['Instance', '_prisma_migrations']);
+const NOT_TENANT = new Set(['Instance', 'RetiredAddress', '_prisma_migrations']);
 
 /** The tenant tables of a database: every table of the public schema but the reference table and bookkeeping. */
 export async function tenantTables(client: pg.ClientBase): Promise<string[]> {

@@ -90,6 +90,7 @@ describe('the Citus recipe (prisma/citus/distribute.sql)', () => {
             column: 'instanceId',
             colocateWith: t === 'User' ? 'default' : '"User"',
           })),
+          { table: '"RetiredAddress"', column: null, colocateWith: null },
         ];
         expect(calls).toHaveLength(expected.length);
         expect(calls).toEqual(expect.arrayContaining(expected));

@@ -4,10 +4,20 @@
 // to_char for Citus to refuse), and times and ids bound as values in writes.
 import pg from 'pg';
 import type { SigningKeys } from '@pds/tokens';
-import { databaseChecks, FileRepository, GatewayDexStateRepository, InstanceAdminRepository, listenToStatements } from '@pds/db';
+import {
+  databaseChecks,
+  FileRepository,
+  GatewayDexStateRepository,
+  InstanceAdminRepository,
+  listenToStatements,
+  PortabilityRepository,
+} from '@pds/db';
 import { addUser, callerRequests, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
 import { appRecord, installApp, startGatewayWithDex } from '../../../apps/gateway/test/apps-fixtures';
-import { call, uploadFile } from '../../../apps/gateway/test/files-support';
+import { call, getBytes, putBytes, uploadFile } from '../../../apps/gateway/test/files-support';
+import { exportArchiveProcessor } from '../../../apps/gateway/src/jobs/export-archive';
+import { exportSweepProcessor } from '../../../apps/gateway/src/jobs/export-sweep';
+import { importArchiveProcessor } from '../../../apps/gateway/src/jobs/import-archive';
 import { statementProblems, tenantTables } from './citus-rules';
 
 let gw: TestGateway;
@@ -102,7 +112,38 @@ async function journey(): Promise<void> {
   await owner.post('/api/v2.6/applications/notes/disable').expect(200);
   await callerRequests(gw.app, bob, bob.address).get('/api/v2.6/data/notes/items').expect(200);
   await operator(bob);
+  await portability(alice);
   await workers();
+}
+
+/** An export of alice's instance through its job, imported into a new instance through its job, then the sweep. */
+async function portability(alice: SignedUp): Promise<void> {
+  const repository = new PortabilityRepository(gw.db);
+  const job = (address: string, id: string, instanceId: string) => ({
+    data: { instanceId, address, id },
+    attemptsMade: 0,
+    opts: { attempts: 1 },
+  });
+  const owner = callerRequests(gw.app, alice, alice.address);
+  const started = await owner.post('/api/v2.6/export').expect(202);
+  const aliceId = (await gw.registry.resolve(alice.address))!.instance.id;
+  await exportArchiveProcessor({ repository, store: gw.blobStore, clock: gw.clock, ttlHours: 1 })(
+    job(alice.address, started.body.exportId, aliceId),
+  );
+  await owner.get('/api/v2.6/export').expect(200);
+  const ready = await owner.get(`/api/v2.6/export/${started.body.exportId}`).expect(200);
+  const archive = (await getBytes(gw, ready.body.downloadUrl)).body;
+
+  const erin = await signUp(gw.app, 'erin');
+  const importer = callerRequests(gw.app, erin, erin.address);
+  const created = await importer.post('/api/v2.6/import').expect(201);
+  expect(await putBytes(gw, created.body.uploadUrl, archive)).toBe(200);
+  await importer.put(`/api/v2.6/import/${created.body.importId}/complete`).expect(202);
+  const erinId = (await gw.registry.resolve(erin.address))!.instance.id;
+  await importArchiveProcessor({ repository, store: gw.blobStore, clock: gw.clock })(job(erin.address, created.body.importId, erinId));
+  expect((await importer.get(`/api/v2.6/import/${created.body.importId}`).expect(200)).body.status).toBe('done');
+  const later = () => new Date(gw.clock().getTime() + 2 * 3_600_000);
+  await exportSweepProcessor({ repository, store: gw.blobStore, clock: later, ttlHours: 1 })();
 }
 
 /** The admin API's statements (the repository it calls): listing with usage, quotas, suspend and resume. */

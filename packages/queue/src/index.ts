@@ -9,6 +9,10 @@ export const QUEUE_NAMES = {
   appPush: 'app-push',
   uploadSweep: 'upload-sweep',
   thumbnail: 'thumbnail',
+  instancePurge: 'instance-purge',
+  exportArchive: 'export-archive',
+  importArchive: 'import-archive',
+  exportSweep: 'export-sweep',
 } as const;
 
 export interface JobPayloads {
@@ -22,6 +26,14 @@ export interface JobPayloads {
   [QUEUE_NAMES.uploadSweep]: Record<string, never>;
   /** Gateway worker: make the thumbnail of a file that was just completed. */
   [QUEUE_NAMES.thumbnail]: { instanceId: string; address: string; fileId: string };
+  /** Gateway worker: erase the closing instances whose grace period has ended. */
+  [QUEUE_NAMES.instancePurge]: Record<string, never>;
+  /** Gateway worker: write the archive of a whole instance (one PortabilityJob row). */
+  [QUEUE_NAMES.exportArchive]: { instanceId: string; address: string; id: string };
+  /** Gateway worker: verify an uploaded archive and restore it into its (empty) instance. */
+  [QUEUE_NAMES.importArchive]: { instanceId: string; address: string; id: string };
+  /** Gateway worker: remove expired export archives and old import uploads. */
+  [QUEUE_NAMES.exportSweep]: Record<string, never>;
 }
 
 export type QueueName = keyof JobPayloads;
@@ -138,6 +150,14 @@ export function thumbnailProducer(options: QueueOptions): Producer<typeof QUEUE_
   return new Producer(QUEUE_NAMES.thumbnail, options);
 }
 
+/** Producers used by the gateway when an export starts or an import's archive is uploaded. */
+export function portabilityProducers(options: QueueOptions) {
+  return {
+    exports: new Producer(QUEUE_NAMES.exportArchive, options),
+    imports: new Producer(QUEUE_NAMES.importArchive, options),
+  };
+}
+
 /** Producer used by dex on registerHat. */
 export function keyFetchProducer(options: QueueOptions): Producer<typeof QUEUE_NAMES.keyFetch> {
   return new Producer(QUEUE_NAMES.keyFetch, options);
@@ -152,10 +172,29 @@ export function appPushProducer(options: QueueOptions): Producer<typeof QUEUE_NA
  * Registers the repeatable upload sweep. The scheduler id is fixed, so every worker start (and every
  * worker replica) updates the one schedule instead of adding another.
  */
-export async function scheduleUploadSweep(options: QueueOptions, everyMs: number): Promise<void> {
-  const producer = new Producer(QUEUE_NAMES.uploadSweep, options);
+export function scheduleUploadSweep(options: QueueOptions, everyMs: number): Promise<void> {
+  return scheduleSweep(QUEUE_NAMES.uploadSweep, jobIds.uploadSweep, options, everyMs);
+}
+
+/** Registers the repeatable purge of closed instances past their grace period, as the upload sweep's. */
+export function scheduleInstancePurge(options: QueueOptions, everyMs: number): Promise<void> {
+  return scheduleSweep(QUEUE_NAMES.instancePurge, jobIds.instancePurge, options, everyMs);
+}
+
+async function scheduleSweep(name: 'upload-sweep' | 'instance-purge', schedulerId: string, options: QueueOptions, everyMs: number) {
+  const producer = new Producer(name, options);
   try {
-    await producer.queue.upsertJobScheduler(jobIds.uploadSweep, { every: everyMs }, { name: QUEUE_NAMES.uploadSweep, data: {} });
+    await producer.queue.upsertJobScheduler(schedulerId, { every: everyMs }, { name, data: {} });
+  } finally {
+    await producer.close();
+  }
+}
+
+/** Registers the repeatable sweep of expired exports and stale imports (one schedule, as the upload sweep). */
+export async function scheduleExportSweep(options: QueueOptions, everyMs: number): Promise<void> {
+  const producer = new Producer(QUEUE_NAMES.exportSweep, options);
+  try {
+    await producer.queue.upsertJobScheduler(jobIds.exportSweep, { every: everyMs }, { name: QUEUE_NAMES.exportSweep, data: {} });
   } finally {
     await producer.close();
   }
@@ -167,8 +206,13 @@ export const jobIds = {
   keyFetch: (address: string) => `key-${address}`,
   appPush: (pushId: string) => `push-${pushId}`,
   uploadSweep: 'upload-sweep',
+  instancePurge: 'instance-purge',
   // A file id is [a-z0-9_.-]; the instance id a uuid.
   thumbnail: (instanceId: string, fileId: string) => `thumbnail-${instanceId}-${fileId}`,
+  // The PortabilityJob id is a uuid.
+  exportArchive: (id: string) => `export-${id}`,
+  importArchive: (id: string) => `import-${id}`,
+  exportSweep: 'export-sweep',
 };
 export { errorMessage, isLastAttempt } from './retry';
 export { closeWorkers, reconcileEvery, RECONCILE_EVERY_MS, runQueue, startJobProcess, type JobLogger, type JobProcess } from './worker';

@@ -1,4 +1,5 @@
-// Short-lived service tokens between the cluster's own services (dex → gateway app pushes):
+// Short-lived service tokens between the cluster's own services (dex → gateway app pushes, gateway →
+// dex retirement of a closed instance):
 // RS256 with the sender's key, bound to one audience (the instance address) and one scope.
 import { randomBytes, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
@@ -7,6 +8,8 @@ import type { SigningKeys } from './keys';
 export const DEX_ISSUER = 'dex';
 /** Scope of the tokens dex's worker signs to deliver certified app records to one instance. */
 export const APP_PUSH_SCOPE = 'app-push';
+/** Scope of the token an erased instance's purge signs with the instance's own key, for dex (audience DEX_ISSUER). */
+export const RETIRE_SCOPE = 'instance-retire';
 
 export interface ServiceTokenClaims {
   iss: string;

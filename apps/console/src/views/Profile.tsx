@@ -2,6 +2,7 @@
 // box that makes it public; anyone then reads the public ones at /api/v2.6/phata/profile.
 import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
+import { href } from '../router';
 import { ScreenTitle, Status } from '../ui';
 
 type Fields = Record<string, Record<string, string>>;
@@ -99,6 +100,9 @@ export function Profile() {
         <Status {...status} />
         <button type="submit">Save profile</button>
       </form>
+      <p class="muted close-link">
+        Leaving? <a href={href('close')}>Close this instance and erase everything in it</a>.
+      </p>
     </section>
   );
 }

@@ -1,12 +1,16 @@
 import { z } from 'zod';
 import { json, type RateLimit } from '@pds/http';
 import { route, type DexRoute } from '../route';
+import type { RetirementService } from './retirement';
 import type { RegistrationService } from './service';
 
 const outcome = z.object({ message: z.string(), hatAddress: z.string() });
 
-/** POST registerHat, unauthenticated; also under /api/v3 where the original dex client sends it. */
-export function registrationRoutes(registration: RegistrationService, limit: RateLimit): DexRoute[] {
+/**
+ * POST registerHat, unauthenticated; also under /api/v3 where the original dex client sends it. POST
+ * retireHat, signed by the instance's own key: its cluster erased it.
+ */
+export function registrationRoutes(registration: RegistrationService, retirement: RetirementService, limit: RateLimit): DexRoute[] {
   return [
     route({
       method: 'post',
@@ -29,6 +33,25 @@ export function registrationRoutes(registration: RegistrationService, limit: Rat
         });
         return json(answer, status);
       },
+    }),
+    route({
+      method: 'post',
+      path: '/api/v3/users/retireHat',
+      access: 'public',
+      tag: 'registration',
+      summary: 'Retire an erased instance: dex forgets its key and never registers the address again',
+      description:
+        'Called by the instance’s cluster once it has erased the instance. X-Auth-Token: a service token (RS256, at most a few minutes) ' +
+        'signed with the instance’s own key, `iss` the instance address, `aud` "dex", `scope` "instance-retire". ' +
+        'Idempotent: a retired address answers 200 again.',
+      headers: [{ name: 'X-Auth-Token', description: 'The service token signed with the instance key', required: true }],
+      responses: {
+        200: { description: 'Retired (now or before)', body: z.object({ message: z.literal('Retired'), hatAddress: z.string() }) },
+        401: { description: 'No token, or one the instance’s stored key does not verify' },
+        404: { description: 'Dex never held a key for this address: there is nothing to forget' },
+      },
+      // Judged by the service, not the pipeline: a retired address has no key left to check a token with.
+      handle: async ({ req }) => json(await retirement.retire(req.headers['x-auth-token'] as string | undefined)),
     }),
   ];
 }

@@ -29,6 +29,8 @@ export class RegistrationService {
 
     const instance = await this.instances.ensure(address, cluster);
     if (instance.state === 'key_mismatch') throw keyMismatch(address);
+    if (instance.state === 'retired')
+      throw ApiError.conflict(`${address} was closed and retired by its cluster; an address is never registered again`);
 
     const job = await this.keyFetch.enqueue({ address }, jobIds.keyFetch(address));
     let outcome: KeyFetchOutcome;

@@ -27,6 +27,7 @@ interface Instance {
   state: string;
   stateReason?: string;
   stateChangedAt?: string;
+  closeAfter?: string;
   createdAt: string;
   lastActiveAt?: string;
   ownerEmail?: string;
@@ -80,6 +81,7 @@ function describe(instance: Instance, io: CliIo): void {
   const lines: [string, string][] = [
     ['address', instance.address],
     ['state', instance.state + (instance.stateReason ? ` (${instance.stateReason})` : '')],
+    ...(instance.closeAfter ? ([['erased after', instance.closeAfter]] as [string, string][]) : []),
     ['created', instance.createdAt],
     ['last active', instance.lastActiveAt ?? 'never'],
     ['owner e-mail', instance.ownerEmail ?? '-'],
@@ -127,7 +129,7 @@ export async function adminCli(argv: string[], io: CliIo): Promise<number> {
     .hook('preAction', (command) => {
       json = Boolean(command.opts().json);
     });
-  const instances = program.command('instances').description('list, inspect, suspend, resume and set quotas of instances');
+  const instances = program.command('instances').description('list, inspect, suspend, resume, close and set quotas of instances');
   instances
     .command('list')
     .description('instances, newest first, with state, dates, usage and quotas')
@@ -198,7 +200,12 @@ export async function adminCli(argv: string[], io: CliIo): Promise<number> {
       }
       if (report.drift.length > 0) throw new Error(`${report.drift.length} of ${report.checked} instances drifted`);
     });
-  instances.command('close').argument('<address>').description('close the instance (not available yet)').action(one('POST', '/close'));
+  instances
+    .command('close')
+    .argument('<address>')
+    .requiredOption('--reason <text>', 'why (recorded)')
+    .description('close the instance: 410 to everyone but its owner, who may cancel during the grace period; then it is erased')
+    .action(one('POST', '/close', ({ reason }) => ({ reason })));
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -1,5 +1,5 @@
 // The admin API (ADMIN_PORT only): the operator lists and searches instances, reads one, sets its
-// quotas, suspends and resumes it, and recounts the usage. Every route but the document needs ADMIN_TOKEN.
+// quotas, suspends, resumes and closes it, and recounts the usage. Every route but the document needs ADMIN_TOKEN.
 import { z } from 'zod';
 import { json, openApiRoute } from '@pds/http';
 import { adminRoute, type AdminRoute } from './route';
@@ -119,10 +119,12 @@ export function adminRoutes(admin: AdminService, document: () => Record<string, 
       path: '/instances/:address/close',
       access: 'admin',
       tag,
-      summary: 'Close an instance (not implemented yet: 501 until the owner-side closing flow lands)',
+      summary: 'Close an instance, active or suspended: 410 to everyone but its owner, who may cancel until `closeAfter`; then it is erased',
+      description: 'The same flow as the owner’s own closing, with the same grace period (INSTANCE_CLOSE_GRACE_DAYS).',
       params,
-      responses: { 501: { description: 'Not implemented yet' } },
-      handle: async ({ params }) => admin.close(params.address),
+      body: reason,
+      responses: { ...one, 409: { description: 'The instance is already closing' } },
+      handle: async ({ params, body }) => details(await admin.close(params.address, body.reason)),
     }),
   ];
 }

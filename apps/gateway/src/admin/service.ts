@@ -1,5 +1,5 @@
 // The operator's actions on instances: list and search them, read one with its record of state
-// changes, set its quotas, suspend and resume it. A state change reaches every gateway through the
+// changes, set its quotas, suspend, resume and close it. A state change reaches every gateway through the
 // instance cache's invalidation, so the pipeline refuses (or serves again) from the next request.
 import type {
   InstanceAdminRepository,
@@ -13,6 +13,7 @@ import type {
 } from '@pds/db';
 import { ApiError } from '@pds/http';
 import type { Clock } from '@pds/tokens';
+import type { ClosingService } from '../instances/closing';
 import type { InstanceRegistry } from '../instances/registry';
 
 /** A quota change: a number of bytes, null for the cluster default, absent to leave it. */
@@ -30,6 +31,7 @@ export class AdminService {
     private readonly instances: InstanceAdminRepository,
     private readonly usage: UsageRepository,
     private readonly registry: InstanceRegistry,
+    private readonly closing: ClosingService,
     readonly defaults: QuotaDefaults,
     private readonly clock: Clock,
   ) {}
@@ -62,10 +64,10 @@ export class AdminService {
     return this.usage.verify();
   }
 
-  /** Closing an instance is the owner's flow of the accounts work; until it lands the operator cannot start it. */
-  async close(address: string): Promise<never> {
-    await this.find(address);
-    throw ApiError.notImplemented('Closing an instance is not available yet: it arrives with the owner-side closing flow (accounts)');
+  /** The owner's closing flow, started by the operator: the same grace period, then the same purge. */
+  async close(address: string, reason: string): Promise<InstanceDetails> {
+    await this.closing.operatorClose(address, reason);
+    return this.get(address);
   }
 
   private async change(address: string, from: InstanceState[], to: InstanceState, reason: string): Promise<InstanceDetails> {

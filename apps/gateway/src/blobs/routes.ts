@@ -51,7 +51,10 @@ async function* whileLive(body: AsyncIterable<Buffer>, live: Promise<boolean>): 
   if (!(await live)) throw ApiError.forbidden(REFUSED);
 }
 
-export function blobRoutes(store: LocalBlobStore, files: FileService): GatewayRoute[] {
+/** Whether a signed upload address may still write its key (a file's bytes, or an import's archive). */
+export type UploadTargets = Pick<FileService, 'acceptsUpload'>;
+
+export function blobRoutes(store: LocalBlobStore, files: UploadTargets): GatewayRoute[] {
   return [
     route({
       method: 'put',

@@ -82,6 +82,9 @@ export class SignupService {
     // One cheap look-up before the costly part (a key pair, a password hash): a taken name answers 409,
     // and an unreachable database 503, at once. The insert below still decides a race.
     if (await this.instances.findByAddress(address)) throw taken(address);
+    // The spec: an address is not silently re-used, so a closed instance's name stays refused.
+    if (await this.instances.isRetired(address))
+      throw ApiError.conflict(`The address ${address} belonged to an instance that was closed; it cannot be used again`);
     const [keys, passwordHash] = await Promise.all([generateRsaKeyPair(), hashPassword(input.pass)]);
     const created = await this.instances.createWithOwner({
       address,

@@ -6,11 +6,11 @@ import { sqlOn, transaction, type Sql } from '../sql';
 /** What storing a freshly fetched key did: first key or same key, or a key that differs from the trusted one. */
 export type KeyOutcome = 'registered' | 'key-mismatch';
 
-const COLUMNS = `"address", "clusterDomain", "publicKeyPem", "fingerprint", "pendingKeyPem", "state", "registeredAt", "updatedAt"`;
+const COLUMNS = `"address", "clusterDomain", "publicKeyPem", "fingerprint", "pendingKeyPem", "state", "registeredAt", "updatedAt", "retiredAt"`;
 const FIND = `SELECT ${COLUMNS} FROM "RegisteredInstance" WHERE "address" = $1`;
 
 /** The stored state is `key-mismatch`; the schema's name for it (and so the type's) is `key_mismatch`. */
-type Row = Omit<RegisteredInstance, 'state'> & { state: 'pending' | 'registered' | 'key-mismatch' };
+type Row = Omit<RegisteredInstance, 'state'> & { state: 'pending' | 'registered' | 'key-mismatch' | 'retired' };
 
 function registered(row: Row): RegisteredInstance {
   return { ...row, state: row.state === 'key-mismatch' ? 'key_mismatch' : row.state };
@@ -75,7 +75,8 @@ export class RegisteredInstanceRepository {
     return transaction(this.db.pool, async (tx) => {
       // Row lock: two fetches of the same address must not both see "no key yet".
       const [row] = await tx.prepared<Row>(`${FIND} FOR UPDATE`, [address]);
-      if (!row) return null;
+      // A retired address takes no key again, whoever serves one at it.
+      if (!row || row.state === 'retired') return null;
       if (row.fingerprint === null) {
         await tx.count(
           `UPDATE "RegisteredInstance" SET "publicKeyPem" = $2, "fingerprint" = $3, "state" = 'registered', "pendingKeyPem" = NULL,
@@ -106,6 +107,20 @@ export class RegisteredInstanceRepository {
       WHERE "address" = $1 AND "state" = 'key-mismatch' AND "updatedAt" = $2::timestamptz`,
       // Only if nothing changed since it was read.
       [address, row.updatedAt, publicKeyPem, fingerprintOf(publicKeyPem), new Date()],
+    );
+    return count > 0;
+  }
+
+  /**
+   * Forgets the instance's keys and marks its address retired, for good: registerHat refuses it and no
+   * key is stored for it again (its cluster erased the instance). True when it changed now.
+   */
+  async retire(address: string, at: Date): Promise<boolean> {
+    const count = await this.sql.count(
+      `UPDATE "RegisteredInstance" SET "state" = 'retired', "publicKeyPem" = NULL, "fingerprint" = NULL, "pendingKeyPem" = NULL,
+        "retiredAt" = $2::timestamptz, "updatedAt" = $2::timestamptz
+      WHERE "address" = $1 AND "state" <> 'retired'`,
+      [address, at],
     );
     return count > 0;
   }

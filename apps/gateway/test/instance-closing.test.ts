@@ -1,0 +1,148 @@
+// Closing an instance, as its owner does it (issue 19): the password re-entered, every token of the
+// instance refused at once on every gateway (410 for users, apps and the owner outside the closing
+// flow), the owner's own log-in still reads the grace date and cancels, and cancelling restores
+// everything with the tokens issued before. The erasure after the grace period: test/instance-purge.test.ts.
+import type { RequestListener } from 'node:http';
+import { Redis } from 'ioredis';
+import request from 'supertest';
+import { createGatewayDb } from '@pds/db';
+import { createLogger } from '@pds/runtime';
+import { createApp } from '@pds/gateway';
+import { requireEnv, type SignedUp } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { appRecord, installApp } from './apps-fixtures';
+
+const CLOSE = '/api/v2.6/instance/close';
+const DAY_MS = 24 * 3600 * 1000;
+
+const { gw, dex, owners, users } = useGateway({
+  dex: true,
+  env: { INSTANCE_CLOSE_GRACE_DAYS: '3' },
+  owners: ['alice', 'bob'],
+  users: { carol: 'alice' },
+});
+const { alice, bob } = owners;
+let app: { token: string };
+let peer: RequestListener;
+const closers: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  app = await installApp(gw, dex, alice, appRecord('notes'));
+  peer = peerGateway();
+});
+afterAll(async () => {
+  for (const close of closers) await close();
+});
+
+/** A second gateway of the same cluster (same database and Redis channel), with caches of its own. */
+function peerGateway(): RequestListener {
+  const db = createGatewayDb(gw.databaseUrl, { max: 2 });
+  const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
+  const subscriber = redis.duplicate();
+  closers.push(async () => {
+    subscriber.disconnect();
+    redis.disconnect();
+    await db.$disconnect();
+  });
+  return createApp({
+    config: gw.config,
+    db,
+    redis,
+    subscriber,
+    logger: createLogger({ level: 'silent' }),
+    masterKey: gw.config.MASTER_KEY as Buffer,
+    dexRegistration: gw.dexRegistration,
+    clock: gw.clock,
+    redisPrefix: gw.redisPrefix,
+    blobStore: gw.blobStore,
+  }).app;
+}
+
+const as = (server: RequestListener, who: { token: string }, address = alice.address) => ({
+  get: (path: string) => request(server).get(path).set('Host', address).set('X-Auth-Token', who.token),
+  post: (path: string) => request(server).post(path).set('Host', address).set('X-Auth-Token', who.token),
+});
+const login = (server: RequestListener, who: Pick<SignedUp, 'username' | 'password'>) =>
+  request(server).get('/users/access_token').set('Host', alice.address).set('username', who.username).set('password', who.password);
+
+/** Resolves once every token answers `status` to a validation on the peer; fails after 1 s. */
+async function peerAnswers(tokens: { token: string }[], status: number): Promise<void> {
+  const deadline = Date.now() + 1000;
+  for (;;) {
+    const statuses = await Promise.all(tokens.map(async (t) => (await as(peer, t).get('/users/access_token/validate')).status));
+    if (statuses.every((s) => s === status)) return;
+    if (Date.now() > deadline) throw new Error(`still ${statuses.join(', ')} after 1 s, not ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('closing', () => {
+  it('refuses a wrong password with 403, a user or an app with 403, bad input with 400, and changes nothing', async () => {
+    const wrong = await as(gw.app, alice).post(CLOSE).send({ password: 'not-it' });
+    expect([wrong.status, wrong.body]).toEqual([403, { error: 'Forbidden', message: expect.stringMatching(/password/) }]);
+    for (const body of [{}, { password: '' }, { password: 42 }]) expect((await as(gw.app, alice).post(CLOSE).send(body)).status).toBe(400);
+    expect((await as(gw.app, users.carol).post(CLOSE).send({ password: users.carol.password })).status).toBe(403);
+    expect((await as(gw.app, app).post(CLOSE).send({ password: alice.password })).status).toBe(403);
+    expect((await as(gw.app, alice).get(CLOSE).expect(200)).body).toEqual({ state: 'active' });
+    expect((await gw.db.instance.findUniqueOrThrow({ where: { address: alice.address } })).state).toBe('active');
+  });
+
+  it('answers the grace date, and from then every token of the instance is refused at once, on every gateway', async () => {
+    // The peer has the instance and the tokens cached before the closing.
+    await peerAnswers([alice, users.carol, app], 200);
+    const res = await as(gw.app, alice).post(CLOSE).send({ password: alice.password }).expect(200);
+    const closeAfter = new Date(gw.clock().getTime() + 3 * DAY_MS).toISOString();
+    expect(res.body).toEqual({ state: 'closing', closeAfter });
+
+    for (const who of [users.carol, app, alice]) {
+      const read = await as(gw.app, who).get('/api/v2.6/data/notes/items');
+      expect([read.status, read.body]).toEqual([410, { error: 'Gone', message: expect.stringMatching(/being closed/) }]);
+      expect((await as(gw.app, who).post('/api/v2.6/data/notes/items').send({ a: 1 })).status).toBe(410);
+      expect((await as(gw.app, who).get('/users/access_token/validate')).status).toBe(410);
+    }
+    await peerAnswers([alice, users.carol, app], 410);
+    // Users cannot log in; the state and the cancel are the owner's alone.
+    expect((await login(gw.app, users.carol)).status).toBe(410);
+    for (const who of [users.carol, app]) {
+      expect((await as(gw.app, who).get(CLOSE)).status).toBe(410);
+      expect((await as(gw.app, who).post(`${CLOSE}/cancel`)).status).toBe(410);
+    }
+    // Nobody else notices.
+    await as(gw.app, bob, bob.address).get('/api/v2.6/data/notes/items').expect(200);
+    const row = await gw.db.instance.findUniqueOrThrow({ where: { address: alice.address }, include: { stateChanges: true } });
+    expect([row.state, row.closeAfter?.toISOString(), row.stateChanges.map((c) => [c.state, c.actor])]).toEqual([
+      'closing',
+      closeAfter,
+      [['closing', 'owner']],
+    ]);
+  });
+
+  it("lets the owner's own log-in read the grace date, and refuses to close twice", async () => {
+    const fresh = await login(gw.app, alice).expect(200);
+    for (const token of [alice.token, fresh.body.accessToken as string]) {
+      const state = await as(gw.app, { token }).get(CLOSE).expect(200);
+      expect(state.body).toEqual({ state: 'closing', closeAfter: expect.any(String) });
+    }
+    expect((await as(gw.app, alice).post(CLOSE).send({ password: alice.password })).status).toBe(410);
+  });
+
+  it('cancels: every gateway serves everyone again, with the tokens issued before', async () => {
+    const res = await as(gw.app, alice).post(`${CLOSE}/cancel`).expect(200);
+    expect(res.body).toEqual({ state: 'active' });
+    await peerAnswers([alice, users.carol, app], 200);
+    for (const who of [alice, app]) await as(gw.app, who).get('/api/v2.6/data/notes/items').expect(200);
+    await login(gw.app, users.carol).expect(200);
+    expect((await as(gw.app, alice).post(`${CLOSE}/cancel`)).status).toBe(409);
+    const row = await gw.db.instance.findUniqueOrThrow({ where: { address: alice.address } });
+    expect([row.state, row.closeAfter]).toEqual(['active', null]);
+  });
+
+  it('cannot be cancelled once the grace period has ended (the purge owns the instance then)', async () => {
+    await as(gw.app, alice).post(CLOSE).send({ password: alice.password }).expect(200);
+    gw.clock.advance(3 * 24 * 3600);
+    const token = (await login(gw.app, alice).expect(200)).body.accessToken as string;
+    const late = await as(gw.app, { token }).post(`${CLOSE}/cancel`);
+    expect([late.status, late.body.message]).toEqual([409, expect.stringMatching(/grace period has ended/)]);
+    expect((await gw.db.instance.findUniqueOrThrow({ where: { address: alice.address } })).state).toBe('closing');
+  });
+});
