@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Measurer } from './bench/measure';
 import { measureMixed } from './bench/mixed';
+import { measureScale, scaleMarkdown } from './bench/scale';
 import { benchOptions, CONNECTIONS, MIXED_CONNECTIONS, SEARCH_CONNECTIONS, type BenchOptions } from './bench/options';
 import { markdownReport, type Report } from './bench/report';
 import { HELLO, measureRoute, routeSpecs } from './bench/routes';
@@ -72,7 +73,9 @@ async function measureAll(stack: Stack, options: BenchOptions): Promise<Report> 
   await measureRoutes(stack, measurer, options, report);
   if (options.wanted('spread')) {
     log(`file GET over ${stack.spread.length} instances vs one instance`);
-    Object.assign(report, await measureSpread(stack, measurer, log));
+    const target = { port: stack.product.direct, pid: stack.product.pid };
+    const instances = stack.spread.map((s) => ({ ...s, fileId: 'one.txt' }));
+    Object.assign(report, await measureSpread(target, instances, measurer, log));
   }
   if (options.wanted('mixed')) {
     log('mixed traffic through nginx');
@@ -113,6 +116,19 @@ function exportOnly(argv: string[]): boolean {
   return at >= 0 && argv[at + 1]?.toLowerCase() === 'export';
 }
 
+/** `--only scale`: its own database and gateways; bench-results/scale-<time>.json and .md. */
+async function runScale(options: BenchOptions, workDir: string, teardown: Teardown): Promise<void> {
+  const figure = await measureScale(workDir, new Measurer(workDir, options.settings), teardown, log);
+  const markdown = scaleMarkdown(figure, emptyReport(options).machine);
+  const outDir = path.resolve(__dirname, '..', 'bench-results');
+  mkdirSync(outDir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  writeFileSync(path.join(outDir, `scale-${stamp}.json`), JSON.stringify(figure, null, 2));
+  writeFileSync(path.join(outDir, `scale-${stamp}.md`), markdown);
+  console.log(markdown);
+  console.log(`\nwritten: bench-results/scale-${stamp}.json and .md`);
+}
+
 async function main(): Promise<void> {
   if (exportOnly(process.argv)) {
     const rest = process.argv.slice(2).filter((arg, i, all) => arg !== '--only' && all[i - 1] !== '--only');
@@ -130,6 +146,7 @@ async function main(): Promise<void> {
     rmSync(workDir, { recursive: true, force: true });
   });
   try {
+    if (options.scaleOnly) return await runScale(options, workDir, teardown);
     const report = await measureAll(await startStack(workDir, options.settings, teardown, log), options);
     writeReport(report);
     if (report.sanity && report.sanity.fasterThanHello.length > 0) throw new Error('the sanity check failed: see the report');

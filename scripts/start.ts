@@ -1,5 +1,6 @@
 // `pnpm start`: the whole cluster on one machine. With no DATABASE_URL it runs embedded PostgreSQL in
-// DATA_DIR; it uses REDIS_URL, or a local Redis, or starts redis-server from PATH; then it applies
+// DATA_DIR; it uses REDIS_CLUSTER_NODES (a Redis Cluster) or REDIS_URL, or a local Redis, or starts
+// redis-server from PATH; then it applies
 // migrations and runs gateway, dex and their workers in this process. Ctrl-C (or SIGTERM) stops everything
 // gracefully, the embedded database last.
 import { randomBytes } from 'node:crypto';
@@ -106,8 +107,9 @@ async function start(): Promise<Stoppable> {
     await migrate('gateway', databaseUrl);
     await migrate('dex', dexDatabaseUrl);
 
-    const redis = await ensureRedis(process.env.REDIS_URL);
-    closers.push(() => redis.stop());
+    // A Redis Cluster is used as given; otherwise one server is found or started.
+    const redis = process.env.REDIS_CLUSTER_NODES ? undefined : await ensureRedis(process.env.REDIS_URL);
+    if (redis) closers.push(() => redis.stop());
 
     const config = loadConfigFor('cluster', {
       PUBLIC_URL_SCHEME: 'http',
@@ -118,7 +120,7 @@ async function start(): Promise<Stoppable> {
       DATA_DIR: dataDir,
       DATABASE_URL: databaseUrl,
       DEX_DATABASE_URL: dexDatabaseUrl,
-      REDIS_URL: redis.url,
+      ...(redis ? { REDIS_URL: redis.url } : {}),
       // Its own key prefix, kept with its data: counters and queues start afresh with a new DATA_DIR, and
       // never mix with another start's (or the tests') on a shared Redis.
       QUEUE_PREFIX: kept(dataDir, 'QUEUE_PREFIX', 'queue-prefix', () => `pds-${randomBytes(4).toString('hex')}`),
@@ -154,7 +156,7 @@ PDS cluster running (Ctrl-C stops it)
       : ''
   }
   postgres  ${postgres.origin} ${redact(withDatabase(postgres.adminUrl, ''))}
-  redis     ${redis.origin} ${redis.url} (keys under ${config.QUEUE_PREFIX}:)
+  redis     ${redis ? `${redis.origin} ${redis.url} (keys under ${config.QUEUE_PREFIX}:)` : `cluster ${config.REDIS_CLUSTER_NODES?.join(',')} (keys under ${config.QUEUE_PREFIX}: and {${config.QUEUE_PREFIX}}:)`}
   data      ${dataDir} (files: ${config.STORAGE})
 
 Sign up an instance:

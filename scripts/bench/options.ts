@@ -18,6 +18,8 @@ export interface BenchOptions {
   settings: Settings;
   /** Whether a part (a route figure's name, or spread, mixed, workers, streams) is to run. */
   wanted(name: string): boolean;
+  /** `--only scale`: the provider-sized database alone (scripts/bench/scale.ts), without the usual stack. */
+  scaleOnly: boolean;
 }
 
 export const CONNECTIONS = 32;
@@ -44,5 +46,6 @@ export function benchOptions(argv: string[]): BenchOptions {
           spread: 10_000,
         },
     wanted: (name) => only.length === 0 || only.some((word) => name.toLowerCase().includes(word)),
+    scaleOnly: only.length > 0 && only.every((word) => word === 'scale'),
   };
 }

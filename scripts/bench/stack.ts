@@ -60,15 +60,24 @@ async function startServices(workDir: string, teardown: Teardown) {
   const redis = await ensureRedis(process.env.REDIS_URL);
   teardown.add(() => redis.stop());
   const dbName = `pds_bench_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = await ensureDatabase(postgres.adminUrl, dbName);
-  const dexDatabaseUrl = await ensureDatabase(postgres.adminUrl, `${dbName}_dex`);
+  const [databaseUrl, dexDatabaseUrl] = (await scratchDatabases(postgres.adminUrl, [dbName, `${dbName}_dex`], teardown)) as [
+    string,
+    string,
+  ];
+  return { databaseUrl, dexDatabaseUrl, redisUrl: redis.url };
+}
+
+/** New databases of these names on the server, dropped at the end of the run; their URLs. */
+export async function scratchDatabases(adminUrl: string, names: string[], teardown: Teardown): Promise<string[]> {
+  const urls: string[] = [];
+  for (const name of names) urls.push(await ensureDatabase(adminUrl, name));
   teardown.add(async () => {
-    const admin = new pg.Client({ connectionString: postgres.adminUrl });
+    const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
-    for (const name of [dbName, `${dbName}_dex`]) await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+    for (const name of names) await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
     await admin.end();
   });
-  return { databaseUrl, dexDatabaseUrl, redisUrl: redis.url };
+  return urls;
 }
 
 /**

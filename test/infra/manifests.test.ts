@@ -125,6 +125,20 @@ describe('infra/compose', () => {
     }
   });
 
+  it('offers a Redis Cluster (redis-cluster.yaml): valid, and every process that uses Redis gets its nodes instead of REDIS_URL', () => {
+    const override = loadCompose(join(INFRA, 'compose', 'redis-cluster.yaml'), env);
+    expect(composeProblems(override)).toEqual([]);
+    const usersOfRedis = services().filter(([, s]) => s.environment && 'REDIS_URL' in (s.environment as object));
+    expect(usersOfRedis.map(([name]) => name)).toEqual(['gateway-1', 'gateway-2', 'gateway-worker', 'dex', 'dex-worker']);
+    for (const [name, service] of usersOfRedis) {
+      // Compose merges an override's environment into the service's.
+      const merged = { ...(service.environment as object), ...(override.services[name]?.environment as object) } as Record<string, string>;
+      expect([name, merged.REDIS_URL, merged.REDIS_CLUSTER_NODES?.split(',').length]).toEqual([name, '', 6]);
+    }
+    const nodes = Object.keys(override.services).filter((name) => /^redis-\d$/.test(name));
+    expect(Object.keys((override.services.redis as { depends_on: object }).depends_on)).toEqual(nodes);
+  });
+
   it('routes the wildcard domain to both gateways and dex.<domain> to dex', () => {
     const nginx = join(INFRA, 'compose', 'nginx');
     const upstreams = readFileSync(join(nginx, 'snippets', 'upstreams.conf'), 'utf8');

@@ -48,6 +48,168 @@ export class PrivateRedis {
 }
 
 /**
+ * A Redis Cluster of `redis-server`s (Debian's, 7.0): three masters with a replica each, every node on
+ * OS-chosen ports (its own and its cluster bus port), with its nodes.conf in a folder of its own. A node
+ * killed with `kill` is failed over by the others (node timeout 2 s); `restart` brings it back, and it
+ * rejoins as a replica of whichever node took its slots. `stop`/`resume` do that to every node (a whole
+ * outage: no persistence, the data is gone as with PrivateRedis).
+ */
+export class PrivateRedisCluster {
+  private readonly children = new Map<number, ChildProcess>();
+
+  private constructor(
+    private readonly dir: string,
+    private readonly ports: Array<{ port: number; bus: number }>,
+  ) {}
+
+  static async start(size = 6): Promise<PrivateRedisCluster> {
+    const ports = [];
+    for (let i = 0; i < size; i++) ports.push({ port: await freePort(), bus: await freePort() });
+    const cluster = new PrivateRedisCluster(mkdtempSync(path.join(os.tmpdir(), 'pds-redis-cluster-')), ports);
+    await cluster.resume();
+    execFileSync('redis-cli', ['--cluster', 'create', ...cluster.addresses, '--cluster-replicas', '1', '--cluster-yes'], {
+      stdio: 'ignore',
+    });
+    await cluster.settled();
+    return cluster;
+  }
+
+  /** Every node as host:port (what REDIS_CLUSTER_NODES takes). */
+  get addresses(): string[] {
+    return this.ports.map(({ port }) => `127.0.0.1:${port}`);
+  }
+
+  /** The port of the master serving `key`'s slot now. */
+  masterOf(key: string): number {
+    const anyNode = this.ports.find(({ port }) => this.running(port)) as { port: number };
+    const slot = Number(this.cli(anyNode.port, 'cluster', 'keyslot', key));
+    for (const line of this.cli(anyNode.port, 'cluster', 'nodes').split('\n')) {
+      const [, address, flags, , , , , state, ...ranges] = line.split(' ');
+      if (!flags?.includes('master') || flags.includes('fail') || state !== 'connected') continue;
+      for (const range of ranges) {
+        const [from, to = from] = range.split('-').map(Number);
+        if (slot >= (from as number) && slot <= (to as number)) return Number(address?.split(/[:@]/)[1]);
+      }
+    }
+    throw new Error(`no master serves slot ${slot}`);
+  }
+
+  /** The port of a node holding a client's pub/sub subscription (ioredis names that connection). */
+  subscribedNode(): number {
+    const node = this.ports.find(({ port }) => this.running(port) && this.cli(port, 'client', 'list').includes('(subscriber)'));
+    if (!node) throw new Error('no node holds a subscription');
+    return node.port;
+  }
+
+  /** kill -9 of one node. */
+  async kill(port: number): Promise<void> {
+    const child = this.children.get(port);
+    this.children.delete(port);
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  /** Starts a killed node again with its nodes.conf: it rejoins the cluster. */
+  async restart(port: number): Promise<void> {
+    if (this.running(port)) return;
+    const bus = (this.ports.find((p) => p.port === port) as { bus: number }).bus;
+    const child = spawn(
+      'redis-server',
+      [
+        ...['--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        ...[
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          path.join(this.dir, `nodes-${port}.conf`),
+          '--cluster-node-timeout',
+          '2000',
+        ],
+        ...['--dir', this.dir],
+      ],
+      { stdio: 'ignore' },
+    );
+    this.children.set(port, child);
+    await waitForPort(port);
+  }
+
+  /** Resolves once every running node sees the cluster as ok, with every slot served and every replica in sync. */
+  async settled(timeoutMs = 20_000): Promise<void> {
+    await eventually(
+      async () =>
+        this.ports
+          .filter(({ port }) => this.running(port))
+          .every(({ port }) => {
+            try {
+              const info = this.cli(port, 'cluster', 'info');
+              // A replica that never synced with its master would not be allowed to replace it.
+              const replication = this.cli(port, 'info', 'replication');
+              const synced = replication.includes('role:master') || replication.includes('master_link_status:up');
+              return info.includes('cluster_state:ok') && info.includes('cluster_slots_ok:16384') && synced;
+            } catch {
+              return false; // still starting
+            }
+          }),
+      timeoutMs,
+    );
+  }
+
+  async stop(): Promise<void> {
+    for (const { port } of this.ports) await this.kill(port);
+  }
+
+  async resume(): Promise<void> {
+    for (const { port } of this.ports) await this.restart(port);
+  }
+
+  async destroy(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private running(port: number): boolean {
+    const child = this.children.get(port);
+    return !!child && child.exitCode === null && child.signalCode === null;
+  }
+
+  private cli(port: number, ...args: string[]): string {
+    return execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).trim();
+  }
+}
+
+/** A private Redis a suite may take down, either kind: what its processes are given, and its outage. */
+export interface RedisUnderTest {
+  /** REDIS_URL or REDIS_CLUSTER_NODES. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+  /** Back, and answering every key. */
+  resume(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+/** The suites that run on both kinds of Redis: one server (the default deployment) and a cluster. */
+export const REDIS_KINDS = {
+  'one Redis server': async (): Promise<RedisUnderTest> => {
+    const redis = await PrivateRedis.start();
+    return { env: { REDIS_URL: redis.url }, stop: () => redis.stop(), resume: () => redis.resume(), destroy: () => redis.stop() };
+  },
+  'a Redis Cluster': async (): Promise<RedisUnderTest> => {
+    const cluster = await PrivateRedisCluster.start();
+    return {
+      env: { REDIS_CLUSTER_NODES: cluster.addresses.join(',') },
+      stop: () => cluster.stop(),
+      resume: async () => {
+        await cluster.resume();
+        await cluster.settled();
+      },
+      destroy: () => cluster.destroy(),
+    };
+  },
+};
+
+/**
  * A PostgreSQL 15 cluster (Debian's binaries, run as the `postgres` user) with trust auth on loopback.
  * `stop` is an immediate shutdown (connections cut, as in a crash); `resume` starts it again on the same port.
  */
@@ -132,7 +294,7 @@ export class PrivatePostgres {
 
 /**
  * A hot standby of a PrivatePostgres, streaming through a replication slot of its own:
- * `pg_basebackup -R -X stream -C -S <slot>` of the primary, started on a second port. Writes to it fail
+ * `pg_basebackup -R -X stream -C -S <slot>` of the primary (an immediate checkpoint: the default spread one took 100 s), started on a second port. Writes to it fail
  * (read-only); `pauseReplay` holds back what it has received, so a test can show which reads must not
  * go to it.
  */
@@ -149,7 +311,19 @@ export class PostgresReplica extends PrivatePostgres {
   static async of(primary: PrivatePostgres, slot: string): Promise<PostgresReplica> {
     const replica = new PostgresReplica(await freePort(), PrivatePostgres.makeDir(), primary, slot);
     const source = ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres'];
-    replica.asPostgres(`${PG_BIN}/pg_basebackup`, [...source, '-D', replica.dataDir, '-R', '-X', 'stream', '-C', '-S', slot, '--no-sync']);
+    replica.asPostgres(`${PG_BIN}/pg_basebackup`, [
+      ...source,
+      '-D',
+      replica.dataDir,
+      '-R',
+      '-X',
+      'stream',
+      '-C',
+      '-S',
+      slot,
+      '--no-sync',
+      '--checkpoint=fast',
+    ]);
     await replica.resume();
     return replica;
   }

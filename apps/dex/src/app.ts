@@ -1,6 +1,6 @@
 // Builds dex's request listener from its dependencies; server.ts wires real ones, tests their own.
 import type { RequestListener } from 'node:http';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@pds/queue';
 import type { Config } from '@pds/config';
 import {
   AdminRepository,
@@ -25,7 +25,7 @@ export interface DexDeps {
   config: Config;
   db: DexDb;
   /** For /readyz, and registerHat's per-client limit (keys under the queue prefix). */
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   keys: SigningKeys;
   keyFetch: Producer<'dex-key-fetch'>;

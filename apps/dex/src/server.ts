@@ -11,7 +11,7 @@ import {
   poolUse,
 } from '@pds/db';
 import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
-import { appPushProducer, blockingRedis, keyFetchProducer, QUEUE_NAMES, queueEvents, requestRedis } from '@pds/queue';
+import { appPushProducer, blockingRedis, keyFetchProducer, QUEUE_NAMES, queueEvents, redisTarget, requestRedis } from '@pds/queue';
 import { createDexApp } from './app';
 import type { DexRoute } from './route';
 import { loadOrCreateDexKeys } from './keys';
@@ -29,8 +29,8 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
   await disconnectOnFailure(db, requireReady('dex', databaseChecks('dex', db)));
   // Requests enqueue and count on a fail-fast connection, so registerHat answers 503 at once while Redis
   // is down; QueueEvents blocks on Redis by design and gets a connection that waits (it duplicates this one).
-  const redis = requestRedis(config.REDIS_URL);
-  const blocking = blockingRedis(config.REDIS_URL);
+  const redis = requestRedis(redisTarget(config));
+  const blocking = blockingRedis(redisTarget(config));
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
   const keyFetch = keyFetchProducer(queue);
   const appPush = appPushProducer(queue);

@@ -11,7 +11,16 @@ import {
   RegisteredInstanceRepository,
 } from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
-import { appPushProducer, blockingRedis, keyFetchProducer, QUEUE_NAMES, reconcileEvery, runQueue, startJobProcess } from '@pds/queue';
+import {
+  appPushProducer,
+  blockingRedis,
+  keyFetchProducer,
+  QUEUE_NAMES,
+  reconcileEvery,
+  redisTarget,
+  runQueue,
+  startJobProcess,
+} from '@pds/queue';
 import { openPrivateKey, signingKeys, type SigningKeys } from '@pds/tokens';
 import { appPushProcessor } from './jobs/app-push';
 import { keyFetchProcessor } from './jobs/key-fetch';
@@ -22,7 +31,7 @@ export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable
   const db = createDexDb(config.DEX_DATABASE_URL, { max: 3 });
   await disconnectOnFailure(db, requireReady('dex worker', databaseChecks('dex', db)));
   // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
-  const redis = blockingRedis(config.REDIS_URL);
+  const redis = blockingRedis(redisTarget(config));
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
   const apps = new AppRecordRepository(db);
   const instances = new RegisteredInstanceRepository(db);

@@ -3,7 +3,7 @@
 // their own.
 import type { RequestListener } from 'node:http';
 import type { Express, Request } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@pds/queue';
 import { instanceUrl, type Config } from '@pds/config';
 import {
   ApplicationRepository,
@@ -18,6 +18,7 @@ import {
   UsageRepository,
   PortabilityRepository,
   InstanceRepository,
+  ReadRouting,
   UserRepository,
   type GatewayDb,
 } from '@pds/db';
@@ -52,6 +53,7 @@ import { PortabilityService, type PortabilityQueues } from './portability/servic
 import type { ThumbnailQueue } from './files/thumbnails';
 import { ClosingService } from './instances/closing';
 import { Invalidation } from './instances/invalidation';
+import { SharedRecentWrites } from './instances/recent-writes';
 import { InstanceRegistry } from './instances/registry';
 import { addressOfHost } from './instances/tenancy';
 import { GatewayPipeline } from './pipeline';
@@ -64,7 +66,7 @@ import { UserService } from './users/service';
 export interface GatewayDeps {
   config: Config;
   db: GatewayDb;
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   masterKey: Buffer;
   dexRegistration: DexRegistrationQueue;
@@ -82,7 +84,7 @@ export interface GatewayDeps {
    * hear of changed instances and accounts. Without it nothing is heard, so cached instances and
    * accounts are trusted for one second only.
    */
-  subscriber?: Redis;
+  subscriber?: RedisClient;
   /** Dex's public key for app pushes; by default fetched from `${DEX_URL}/publickey`. */
   dexKeys?: DexKeySource;
   /** Request and cache metrics (served on METRICS_PORT by server.ts); none in tests that do not ask. */
@@ -112,14 +114,19 @@ export function createApp(deps: GatewayDeps): Gateway {
   const invalidation = new Invalidation(deps.redis, deps.subscriber, `${redisPrefix}:invalidate`, logger);
   const accountsChanged = (instanceId: string) => invalidation.publish({ kind: 'accounts', instanceId });
 
+  // Searches, listings and bundles read a replica when there is one (DATABASE_REPLICA_URL), except
+  // right after a write of the same instance.
+  const windowMs = config.DATABASE_REPLICA_WINDOW * 1000;
+  const reads = new ReadRouting(db, db.replica && new SharedRecentWrites(deps.redis, `${redisPrefix}:replica`, windowMs, logger));
+
   // Every repository, once.
   const instances = new InstanceRepository(db);
   const users = new UserRepository(db, accountsChanged);
   const applications = new ApplicationRepository(db, accountsChanged);
   const quotas = { bytes: config.QUOTA_BYTES, recordsBytes: config.QUOTA_RECORDS_BYTES };
-  const files = new FileRepository(db, quotas);
-  const records = new DataRecordRepository(db, quotas);
-  const changes = new DataChangeRepository(db, quotas);
+  const files = new FileRepository(db, reads, quotas);
+  const records = new DataRecordRepository(db, reads, quotas);
+  const changes = new DataChangeRepository(db, reads, quotas);
   const usage = new UsageRepository(db);
   const grants = new DataGrantRepository(db);
 
@@ -156,7 +163,7 @@ export function createApp(deps: GatewayDeps): Gateway {
   });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
   const dataAccess = new DataAccessPolicy(grants);
-  const bundles = new BundleService(new DataBundleRepository(db));
+  const bundles = new BundleService(new DataBundleRepository(db, reads));
   const debits = new DebitService(bundles, new DataDebitRepository(db), users, dataAccess, clock);
   const apps = new ApplicationService(applications, users, debits, changes, auth);
   const push = new DexPushService(applications, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock);
@@ -258,7 +265,11 @@ export function createApp(deps: GatewayDeps): Gateway {
 
   if (deps.metrics) clusterTotals(deps.metrics, instanceAdmin, usage);
   const admin = config.ADMIN_TOKEN
-    ? createAdminApp(new AdminService(instanceAdmin, usage, registry, closing, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
+    ? createAdminApp(new AdminService(instanceAdmin, usage, registry, closing, quotas, clock), {
+        adminToken: config.ADMIN_TOKEN,
+        trust,
+        logger,
+      })
     : undefined;
   return { app: dispatcher, express: app, routes, admin, registry, auth, signup };
 

@@ -1,10 +1,10 @@
 // What /readyz checks for a gateway: its database (answers, migrated), Redis and the blob store.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@pds/queue';
 import { databaseChecks, type GatewayDb } from '@pds/db';
 import type { ReadinessCheck } from '@pds/runtime';
 import type { BlobStore } from '@pds/storage';
 
-export function gatewayReadiness(deps: { db: GatewayDb; redis: Redis; blobStore: BlobStore }): Record<string, ReadinessCheck> {
+export function gatewayReadiness(deps: { db: GatewayDb; redis: RedisClient; blobStore: BlobStore }): Record<string, ReadinessCheck> {
   return {
     ...databaseChecks('gateway', deps.db),
     redis: async () => {

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { GatewayConfig } from '@pds/config';
 import { createGatewayDb, databaseChecks, disconnectOnFailure, poolUse } from '@pds/db';
 import { boundPort, closeServer, createLogger, flushLogs, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
-import { dexRegistrationProducer, portabilityProducers, requestRedis, thumbnailProducer } from '@pds/queue';
+import { dexRegistrationProducer, portabilityProducers, redisTarget, requestRedis, thumbnailProducer } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
 import { createApp, type Gateway } from './app';
 
@@ -20,11 +20,11 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   if (config.ADMIN_PORT !== undefined && !config.ADMIN_TOKEN)
     throw new Error('ADMIN_PORT is set but ADMIN_TOKEN is not: set both, or neither');
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway' });
-  const db = createGatewayDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE });
+  const db = createGatewayDb(config.DATABASE_URL, { max: config.DATABASE_POOL_SIZE, replicaUrl: config.DATABASE_REPLICA_URL });
   // A missing database or unapplied migrations would turn every request into an error: refuse to start instead.
   await disconnectOnFailure(db, requireReady('gateway', databaseChecks('gateway', db)));
   // Fail-fast: while Redis is down, calls that need it answer 503 at once and the rest do not wait.
-  const redis = requestRedis(config.REDIS_URL);
+  const redis = requestRedis(redisTarget(config));
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
   const thumbnails = thumbnailProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
   const portability = portabilityProducers({ connection: redis, prefix: config.QUEUE_PREFIX });

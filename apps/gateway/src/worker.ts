@@ -15,6 +15,7 @@ import {
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import {
   blockingRedis,
+  redisTarget,
   dexRegistrationProducer,
   jobIds,
   Producer,
@@ -54,7 +55,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const db = createGatewayDb(config.DATABASE_URL, { max: 3 });
   await disconnectOnFailure(db, requireReady('gateway worker', databaseChecks('gateway', db)));
   // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
-  const redis = blockingRedis(config.REDIS_URL);
+  const redis = blockingRedis(redisTarget(config));
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
   const states = new GatewayDexStateRepository(db);
   const files = new FileRepository(db);

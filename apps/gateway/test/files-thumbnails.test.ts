@@ -39,7 +39,7 @@ describe.each(STORES)('on the %s store', (store) => {
     bobId = added.userId;
     files = new FileRepository(gw.db);
     // The gateway worker's job, on the queue this gateway sends to.
-    const connection = blockingRedis(requireEnv('TEST_REDIS_URL'));
+    const connection = blockingRedis({ url: requireEnv('TEST_REDIS_URL') });
     worker = runQueue(
       QUEUE_NAMES.thumbnail,
       thumbnailProcessor({ files, store: gw.blobStore }),

@@ -31,7 +31,7 @@ jest.setTimeout(240_000);
 function runJobs(gw: TestGateway): Worker[] {
   const repository = new PortabilityRepository(gw.db);
   const logger = createLogger({ level: 'silent' });
-  const connection = blockingRedis(requireEnv('TEST_REDIS_URL'));
+  const connection = blockingRedis({ url: requireEnv('TEST_REDIS_URL') });
   const queue = { connection, prefix: gw.redisPrefix };
   const workers = [
     runQueue(

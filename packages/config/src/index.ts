@@ -109,7 +109,15 @@ const base = z.object({
   DATABASE_URL: z.url().optional(),
   DEX_DATABASE_URL: z.url().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  /** A streaming replica of DATABASE_URL for the reads that tolerate lag (search, listings, bundles); optional. */
+  DATABASE_REPLICA_URL: z.url().optional(),
+  /** Seconds an instance's lag-tolerant reads stay on the primary after one of its writes (read-your-writes). */
+  DATABASE_REPLICA_WINDOW: seconds.default(2),
   REDIS_URL: z.url().optional(),
+  /** A Redis Cluster instead of REDIS_URL: some of its nodes as `host:port,host:port,…` (the rest are discovered). */
+  REDIS_CLUSTER_NODES: list.pipe(z.array(z.string().regex(/^[^\s:,]+:\d{1,5}$/, 'must be host:port')).min(1)).optional(),
+  /** The password of every node of REDIS_CLUSTER_NODES (their requirepass/masterauth), when they have one. */
+  REDIS_CLUSTER_PASSWORD: z.string().min(1).optional(),
   DATA_DIR: z.string().default('.data'),
   /** 32 bytes, hex or base64: encrypts instance private keys, dex's key and local blobs at rest. */
   MASTER_KEY: masterKey.optional(),
@@ -207,7 +215,9 @@ export type Env = z.input<typeof base>;
 
 /** S3 settings are all there when STORAGE=s3 (loadConfig checks), so code narrowing on STORAGE needs no casts. */
 type Storage = { STORAGE: 'local' } | { STORAGE: 's3'; S3_ENDPOINT: string; S3_ACCESS_KEY: string; S3_SECRET_KEY: string };
-type Resolved<T> = Omit<T, 'DEX_CLUSTERS' | 'DEX_ADMINS' | 'DEX_URL' | 'STORAGE'> & {
+type Resolved<T> = Omit<T, 'DEX_CLUSTERS' | 'DEX_ADMINS' | 'DEX_URL' | 'STORAGE' | 'REDIS_URL'> & {
+  /** Absent when REDIS_CLUSTER_NODES names a cluster instead (a process needing Redis has one of the two). */
+  REDIS_URL?: string;
   DEX_URL: string;
   DEX_CLUSTERS: string[];
   DEX_ADMINS: string[];
@@ -242,7 +252,11 @@ function parse(schema: z.ZodObject, env: Record<string, string | undefined>) {
     url.pathname = `/${url.pathname.slice(1) || 'postgres'}_dex`;
     present.DEX_DATABASE_URL = url.toString();
   }
-  const result = schema.safeParse(present);
+  if (present.REDIS_URL && present.REDIS_CLUSTER_NODES)
+    throw new ConfigError('Invalid configuration: set REDIS_URL (one server) or REDIS_CLUSTER_NODES (a cluster), not both');
+  // A cluster's nodes stand in for the Redis URL a process requires.
+  const effective = present.REDIS_CLUSTER_NODES && 'REDIS_URL' in schema.shape ? schema.extend({ REDIS_URL: z.url().optional() }) : schema;
+  const result = effective.safeParse(present);
   if (!result.success) {
     const problems = result.error.issues
       .map(

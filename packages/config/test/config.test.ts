@@ -91,4 +91,16 @@ describe('loadConfigFor', () => {
     expect(c.MASTER_KEY.equals(Buffer.from(key, 'hex'))).toBe(true);
     expect(c.REDIS_URL).toBe('redis://r');
   });
+
+  it('takes a Redis Cluster (REDIS_CLUSTER_NODES) instead of REDIS_URL, never both', () => {
+    const gateway = { DATABASE_URL: 'postgres://db/pds', MASTER_KEY: key };
+    const c = loadConfigFor('gateway', { ...gateway, REDIS_CLUSTER_NODES: 'redis-0:6379, Redis-1:6380' });
+    expect([c.REDIS_CLUSTER_NODES, c.REDIS_URL]).toEqual([['redis-0:6379', 'redis-1:6380'], undefined]);
+    expect(() => loadConfigFor('gateway', { ...gateway, REDIS_CLUSTER_NODES: 'redis-0' })).toThrow(
+      /^Invalid configuration: REDIS_CLUSTER_NODES\.0: must be host:port$/,
+    );
+    expect(() => loadConfigFor('gateway', { ...gateway, REDIS_URL: 'redis://r', REDIS_CLUSTER_NODES: 'redis-0:6379' })).toThrow(
+      'set REDIS_URL (one server) or REDIS_CLUSTER_NODES (a cluster), not both',
+    );
+  });
 });

@@ -2,6 +2,7 @@
 // property, bounded in rows (each property's limit) and in time (statement_timeout).
 import type { GatewayDb } from './clients';
 import type { LocatedRecord } from './data';
+import { ReadRouting } from './replica';
 import { sqlOn, transaction, type Sql } from './sql';
 
 /** A path into a record's data, one segment per key (segments never contain "."). */
@@ -161,7 +162,11 @@ const BUNDLE_COLUMNS = `"name", "query", "createdAt"`;
 export class DataBundleRepository {
   private readonly sql: Sql;
 
-  constructor(private readonly db: GatewayDb) {
+  /** `reads` sends a bundle's evaluation to a replica when there is one. */
+  constructor(
+    db: GatewayDb,
+    private readonly reads = new ReadRouting(db),
+  ) {
     this.sql = sqlOn(db.pool);
   }
 
@@ -192,7 +197,7 @@ export class DataBundleRepository {
 
   /** Each property's records: its endpoints' matching records, ordered, at most `limit`, with their links. */
   async evaluate(instanceId: string, properties: [string, PropertySelection][]): Promise<Record<string, BundleRecord[]>> {
-    return transaction(this.db.pool, async (tx) => {
+    return transaction(await this.reads.pool(instanceId), async (tx) => {
       await tx.plain(`SET LOCAL statement_timeout = ${BUNDLE_STATEMENT_TIMEOUT_MS}`, []);
       // Date parts in UTC, whatever the server's zone.
       await tx.plain(`SET LOCAL TIME ZONE 'UTC'`, []);

@@ -7,7 +7,9 @@ import pg from 'pg';
 export interface Database<Name extends 'gateway' | 'dex'> {
   readonly database: Name;
   readonly pool: pg.Pool;
-  /** Ends the pool (named as callers knew it from the Prisma client this replaced). */
+  /** A streaming replica's pool (DATABASE_REPLICA_URL) for the reads ReadRouting lets go there. */
+  readonly replica?: pg.Pool;
+  /** Ends the pools (named as callers knew it from the Prisma client this replaced). */
   $disconnect(): Promise<void>;
 }
 
@@ -15,26 +17,37 @@ export type GatewayDb = Database<'gateway'>;
 export type DexDb = Database<'dex'>;
 
 export interface PoolOptions {
-  /** Connections in this process's pool. */
+  /** Connections in this process's pool (and in the replica's, when there is one). */
   max?: number;
 }
 
-function open<Name extends 'gateway' | 'dex'>(database: Name, url: string, max: number): Database<Name> {
+function poolOf(url: string, max: number): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max });
   // A connection that dies while idle leaves the pool; the next query opens a new one. Without a
   // listener the 'error' event would end the process.
   pool.on('error', () => undefined);
+  return pool;
+}
+
+async function end(pool: pg.Pool | undefined): Promise<void> {
+  if (pool && !pool.ending) await pool.end();
+}
+
+function open<Name extends 'gateway' | 'dex'>(database: Name, url: string, max: number, replicaUrl?: string): Database<Name> {
+  const pool = poolOf(url, max);
+  const replica = replicaUrl ? poolOf(replicaUrl, max) : undefined;
   return {
     database,
     pool,
+    replica,
     $disconnect: async () => {
-      if (!pool.ending) await pool.end();
+      await Promise.all([end(pool), end(replica)]);
     },
   };
 }
 
-export function createGatewayDb(url: string, options: PoolOptions = {}): GatewayDb {
-  return open('gateway', url, options.max ?? 10);
+export function createGatewayDb(url: string, options: PoolOptions & { replicaUrl?: string } = {}): GatewayDb {
+  return open('gateway', url, options.max ?? 10, options.replicaUrl);
 }
 
 export function createDexDb(url: string, options: PoolOptions = {}): DexDb {

@@ -2,7 +2,8 @@
 // asked about the tables as a whole (their names, an app's newest record).
 import type { GatewayDb } from './clients';
 import { insertRows, recordBytes, withoutRecords, type LocatedRecord, type TableRow } from './data';
-import { sqlOn, transaction, type Sql } from './sql';
+import { ReadRouting } from './replica';
+import { sqlOn, type Sql } from './sql';
 import { addRecordUsage, QuotaExceeded, UNLIMITED, type QuotaDefaults } from './usage';
 
 /** A record with the account that wrote it (null for records older than that column). */
@@ -48,9 +49,10 @@ const UPDATE_USAGE = `WITH ${addRecordUsage(
 export class DataChangeRepository {
   private readonly sql: Sql;
 
-  /** `quotas`: the cluster's (QUOTA_RECORDS_BYTES); absent only for tools that read. */
+  /** `reads` learns of every write here (see ReadRouting); `quotas`: the cluster's, absent only for tools that read. */
   constructor(
-    private readonly db: GatewayDb,
+    db: GatewayDb,
+    private readonly reads = new ReadRouting(db),
     private readonly quotas: QuotaDefaults = UNLIMITED,
   ) {
     this.sql = sqlOn(db.pool);
@@ -66,7 +68,7 @@ export class DataChangeRepository {
    * statement updates them all. Returned in the order given.
    */
   update(instanceId: string, changes: { recordId: string; data: unknown }[], check: ChangeCheck): Promise<OwnedRecord[]> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       await check(
         await selectOwned(
           tx,
@@ -84,7 +86,7 @@ export class DataChangeRepository {
 
   /** Removes the records, all or none, once `check` has judged them locked; the number removed. */
   remove(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<number> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
       const [row] = await tx.prepared<{ removed: number }>(
         withoutRecords(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[]) RETURNING "data"`),
@@ -96,7 +98,7 @@ export class DataChangeRepository {
 
   /** Stores a batch across tables in one transaction: each row, then its links, linked both ways. */
   insertBatch(instanceId: string, userId: string, rows: BatchRow[]): Promise<LinkedRecord[]> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const saved = await insertRows(tx, instanceId, userId, rows, this.quotas);
       const result: LinkedRecord[] = [];
       for (const [i, row] of rows.entries()) {
@@ -115,7 +117,7 @@ export class DataChangeRepository {
 
   /** Links every pair of the records (both ways); linking again is harmless. */
   async group(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<void> {
-    await transaction(this.db.pool, async (tx) => {
+    await this.reads.transaction(instanceId, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
       const pairs = recordIds.flatMap((a, i) => recordIds.slice(i + 1).map((b): [string, string] => [a, b]));
       await linkPairs(tx, instanceId, pairs);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { DataAccess, DataGrant } from './generated/gateway/client';
+import { ReadRouting } from './replica';
 import { isUuid, sqlOn, type Sql } from './sql';
 import { addRecordUsage, QuotaExceeded, removeRecordUsage, UNLIMITED, type QuotaDefaults } from './usage';
 
@@ -86,9 +87,10 @@ export const withoutRecords = (del: string) => `WITH gone AS (${del}),
 export class DataRecordRepository {
   private readonly sql: Sql;
 
-  /** `quotas`: the cluster's (QUOTA_RECORDS_BYTES); absent only for tools that read. */
+  /** `reads` learns of every write here (see ReadRouting); `quotas`: the cluster's, absent only for tools that read. */
   constructor(
     db: GatewayDb,
+    private readonly reads = new ReadRouting(db),
     private readonly quotas: QuotaDefaults = UNLIMITED,
   ) {
     this.sql = sqlOn(db.pool);
@@ -99,12 +101,15 @@ export class DataRecordRepository {
    * `userId` is the account that writes them: by id, only it (or the owner) may change them later.
    */
   async insert(instanceId: string, userId: string, namespace: string, endpoint: string, records: unknown[]): Promise<StoredRecord[]> {
-    const rows = await insertRows(
-      this.sql,
+    const rows = await this.reads.written(
       instanceId,
-      userId,
-      records.map((data) => ({ namespace, endpoint, data })),
-      this.quotas,
+      insertRows(
+        this.sql,
+        instanceId,
+        userId,
+        records.map((data) => ({ namespace, endpoint, data })),
+        this.quotas,
+      ),
     );
     return rows.map(({ recordId, data }) => ({ recordId, data }));
   }
@@ -138,11 +143,11 @@ export class DataRecordRepository {
 
   /** The number of records removed. */
   async deleteEndpoint(instanceId: string, namespace: string, endpoint: string): Promise<number> {
-    const [row] = await this.sql.prepared<{ removed: number }>(
+    const remove = this.sql.prepared<{ removed: number }>(
       withoutRecords(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3 RETURNING "data"`),
       [instanceId, namespace, endpoint],
     );
-    return row?.removed ?? 0;
+    return (await this.reads.written(instanceId, remove))[0]?.removed ?? 0;
   }
 }
 

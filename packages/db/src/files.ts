@@ -1,8 +1,9 @@
 // Files and their permissions. Every method takes the instance id first, so no query can reach another
 // instance's files; the one exception is `abandonedUploads`, the worker's sweep across instances.
 import type { GatewayDb } from './clients';
+import { ReadRouting } from './replica';
 import type { File, FilePermission, FileStatus } from './generated/gateway/client';
-import { isUuid, sqlOn, transaction, type Rows, type Sql } from './sql';
+import { isUuid, sqlOn, type Rows, type Sql } from './sql';
 import { changeFileUsage, QuotaExceeded, UNLIMITED, type QuotaDefaults } from './usage';
 
 export type { File, FilePermission, FileStatus };
@@ -208,12 +209,22 @@ export interface FileMetadata {
 export class FileRepository {
   private readonly sql: Sql;
 
-  /** `quotas`: the cluster's (QUOTA_BYTES); absent only where nothing completes (the worker, tools). */
+  /**
+   * `reads` sends searches, listings and their totals and tags to a replica when there is one, and
+   * learns of every write here so the instance's next reads stay on the primary. `quotas`: the
+   * cluster's (QUOTA_BYTES); absent only where nothing completes (the worker, tools).
+   */
   constructor(
-    private readonly db: GatewayDb,
+    db: GatewayDb,
+    private readonly reads = new ReadRouting(db),
     private readonly quotas: QuotaDefaults = UNLIMITED,
   ) {
     this.sql = sqlOn(db.pool);
+  }
+
+  /** Statements for a read of this instance that may be served by the replica (see ReadRouting). */
+  private async lagTolerant(instanceId: string): Promise<Sql> {
+    return sqlOn(await this.reads.pool(instanceId));
   }
 
   /**
@@ -225,7 +236,7 @@ export class FileRepository {
    * upload cannot write into a newer file).
    */
   async create(instanceId: string, stem: FileIdStem, file: NewFile): Promise<FileRecord> {
-    const [row] = await this.sql.prepared<FileRow>(CREATE_FILE, [
+    const create = this.sql.prepared<FileRow>(CREATE_FILE, [
       instanceId,
       stem.base,
       stem.ext,
@@ -238,6 +249,7 @@ export class FileRepository {
       file.dateCreated,
       file.now,
     ]);
+    const [row] = await this.reads.written(instanceId, create);
     if (!row) throw new Error('file insert returned no row');
     return fileRecord(row);
   }
@@ -260,7 +272,7 @@ export class FileRepository {
    * Deleted; throws QuotaExceeded (nothing changed) when its bytes would pass the quota.
    */
   complete(instanceId: string, fileId: string, size: number, now: Date): Promise<FileRecord | null> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const [before] = await tx.prepared<{ status: FileStatus; size: string | null }>(LOCK_FOR_COMPLETION, [instanceId, fileId]);
       if (!before) return null;
       const change = before.status === 'Completed' ? { files: 0, bytes: size - Number(before.size ?? 0) } : { files: 1, bytes: size };
@@ -285,7 +297,7 @@ export class FileRepository {
    * record as it was (its bytes are then the caller's to remove), or null when it is not in the trash.
    */
   purge(instanceId: string, fileId: string): Promise<FileRecord | null> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const [row] = await tx.prepared<FileRow>(PURGE, [instanceId, fileId]);
       if (!row) return null;
       await changeFileUsage(tx, instanceId, { files: -1, bytes: -Number(row.size ?? 0) }, this.quotas.bytes);
@@ -324,7 +336,7 @@ export class FileRepository {
 
   /** Grants (or changes) one user's permission on one file; null when the file is missing. */
   async grant(instanceId: string, fileId: string, userId: string, contentReadable: boolean): Promise<FileRecord | null> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const ids = await upsertPermissions(tx, instanceId, [fileId], userId, contentReadable);
       return ids.length === 0 ? null : findIn(tx, instanceId, fileId);
     });
@@ -332,7 +344,7 @@ export class FileRepository {
 
   /** Removes one user's permission; the updated file, or null when there is no such file. */
   revoke(instanceId: string, fileId: string, userId: string): Promise<FileRecord | null> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       await deletePermissions(tx, instanceId, [fileId], userId);
       return findIn(tx, instanceId, fileId);
     });
@@ -340,7 +352,7 @@ export class FileRepository {
 
   /** Grants one user a permission on every file matching the template, in one transaction. */
   grantMatching(instanceId: string, template: FileTemplate, userId: string, contentReadable: boolean): Promise<FileRecord[]> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const ids = await matchingIds(tx.plain, instanceId, template, { all: true });
       await upsertPermissions(tx, instanceId, ids, userId, contentReadable);
       return findAllIn(tx, instanceId, ids);
@@ -349,7 +361,7 @@ export class FileRepository {
 
   /** Removes one user's permissions on every file matching the template, in one transaction. */
   revokeMatching(instanceId: string, template: FileTemplate, userId: string): Promise<FileRecord[]> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const ids = await matchingIds(tx.plain, instanceId, template, { all: true });
       await deletePermissions(tx, instanceId, ids, userId);
       return findAllIn(tx, instanceId, ids);
@@ -363,32 +375,35 @@ export class FileRepository {
    * only (id, name, source, status) is prepared: its plan does not, and a few dozen shapes are parsed
    * and planned once per connection instead of on every search.
    */
-  search(instanceId: string, template: FileTemplate, scope: FileScope, page: Page): Promise<FileListing[]> {
+  async search(instanceId: string, template: FileTemplate, scope: FileScope, page: Page): Promise<FileListing[]> {
     const { where, values } = searchConditions(instanceId, template, scope);
     values.push(page.take, page.skip);
     // f."lastUpdated" (qualified) is the column, not the output text of the same name.
     const text = `${LISTING_SELECT} WHERE ${where.join(' AND ')}
       ORDER BY f."lastUpdated" DESC, f."fileId" LIMIT $${values.length - 1} OFFSET $${values.length}`;
     const exact = !template.tags?.length && !template.title && !template.description;
-    return (exact ? this.sql.prepared : this.sql.plain)<FileListing>(text, values);
+    const sql = await this.lagTolerant(instanceId);
+    return (exact ? sql.prepared : sql.plain)<FileListing>(text, values);
   }
 
   /**
    * One page of a listing within the scope, in the query's order: one statement, its text built from
    * the query's shape, every value bound, planned per call as a search is.
    */
-  listing(instanceId: string, query: ListingQuery, scope: FileScope, page: Page): Promise<FileListing[]> {
+  async listing(instanceId: string, query: ListingQuery, scope: FileScope, page: Page): Promise<FileListing[]> {
     const { where, values } = listingConditions(instanceId, query, scope);
     values.push(page.take, page.skip);
     const order = LISTING_ORDER[query.sort][query.descending ? 'desc' : 'asc'];
     const text = `${LISTING_SELECT} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${values.length - 1} OFFSET $${values.length}`;
-    return this.sql.plain<FileListing>(text, values);
+    return (await this.lagTolerant(instanceId)).plain<FileListing>(text, values);
   }
 
   /** How many files the listing holds and their bytes (for a state's files, an index-only scan of File_listing_size_idx). */
   async listingTotals(instanceId: string, query: ListingQuery, scope: FileScope): Promise<ListingTotals> {
     const { where, values } = listingConditions(instanceId, query, scope);
-    const [row] = await this.sql.plain<{ total: number; totalBytes: string }>(
+    const [row] = await (
+      await this.lagTolerant(instanceId)
+    ).plain<{ total: number; totalBytes: string }>(
       `SELECT count(*)::int AS "total", coalesce(sum(f."size"), 0)::text AS "totalBytes" FROM "File" f WHERE ${where.join(' AND ')}`,
       values,
     );
@@ -403,7 +418,9 @@ export class FileRepository {
     const values: unknown[] = [instanceId];
     const where = ['f."instanceId" = $1::uuid', `f."status" = 'Completed'`, ...scopeConditions(scope, values)];
     values.push(limit);
-    const rows = await this.sql.plain<{ tag: string }>(
+    const rows = await (
+      await this.lagTolerant(instanceId)
+    ).plain<{ tag: string }>(
       `SELECT DISTINCT t AS "tag" FROM "File" f, unnest(f."tags") t WHERE ${where.join(' AND ')} ORDER BY 1 LIMIT $${values.length}`,
       values,
     );
@@ -418,14 +435,17 @@ export class FileRepository {
   /** Sets the public flag of every existing file of `fileIds` in one statement; the changed records in the order given. */
   async setPublicMany(instanceId: string, fileIds: string[], contentPublic: boolean, now: Date): Promise<FileRecord[]> {
     if (fileIds.length === 0) return [];
-    const rows = await this.sql.prepared<FileRow>(SET_PUBLIC_MANY, [instanceId, fileIds, contentPublic, now]);
+    const rows = await this.reads.written(
+      instanceId,
+      this.sql.prepared<FileRow>(SET_PUBLIC_MANY, [instanceId, fileIds, contentPublic, now]),
+    );
     const byId = new Map(rows.map((row) => [row.fileId, fileRecord(row)]));
     return fileIds.flatMap((id) => byId.get(id) ?? []);
   }
 
   /** Grants (or changes) one user's permission on every existing file of `fileIds`, in one transaction. */
   grantMany(instanceId: string, fileIds: string[], userId: string, contentReadable: boolean): Promise<FileRecord[]> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const granted = await upsertPermissions(tx, instanceId, fileIds, userId, contentReadable);
       const existing = new Set(granted);
       return findAllIn(
@@ -438,7 +458,7 @@ export class FileRepository {
 
   /** Removes one user's permission on every file of `fileIds`, in one transaction; the existing records. */
   revokeMany(instanceId: string, fileIds: string[], userId: string): Promise<FileRecord[]> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       await deletePermissions(tx, instanceId, fileIds, userId);
       return findAllIn(tx, instanceId, fileIds);
     });
@@ -490,7 +510,7 @@ export class FileRepository {
    * removing the bytes fails, the row stays for the next sweep. True when the file was removed.
    */
   removeAbandoned(instanceId: string, fileId: string, createdBefore: Date, removeBytes: () => Promise<void>): Promise<boolean> {
-    return transaction(this.db.pool, async (tx) => {
+    return this.reads.transaction(instanceId, async (tx) => {
       const locked = await tx.prepared(
         `SELECT 1 FROM "File"
         WHERE "instanceId" = $1::uuid AND "fileId" = $2 AND "status" = 'New' AND "createdAt" < $3::timestamptz
@@ -504,8 +524,9 @@ export class FileRepository {
     });
   }
 
-  private async updated(text: string, values: unknown[]): Promise<FileRecord | null> {
-    const [row] = await this.sql.prepared<FileRow>(text, values);
+  /** One UPDATE … RETURNING of one file; `values` start with the instance id ($1). */
+  private async updated(text: string, values: [instanceId: string, ...rest: unknown[]]): Promise<FileRecord | null> {
+    const [row] = await this.reads.written(values[0], this.sql.prepared<FileRow>(text, values));
     return row ? fileRecord(row) : null;
   }
 }

@@ -17,5 +17,6 @@ export * from './dex';
 export * from './key-rotation';
 export * from './migrations';
 export * from './readiness';
+export * from './replica';
 export { listenToStatements, postgresErrorCode, type StatementListener } from './sql';
 export * from './portability';

@@ -1,6 +1,6 @@
 // Attempts per key (client address, or instance and client) in a fixed window, counted in Redis so a
 // limit holds across every process of the cluster. Used for login, sign-up and dex's registerHat.
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { ApiError } from './errors';
 
@@ -10,7 +10,7 @@ export class RateLimit {
   private readonly whenUnavailable: 'refuse' | 'allow';
 
   constructor(
-    redis: Redis,
+    redis: Redis | Cluster,
     options: {
       points: number;
       durationSeconds: number;

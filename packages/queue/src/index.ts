@@ -1,7 +1,7 @@
 // Queue names, typed job payloads and producers, shared by the apps that enqueue and their workers.
 import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { AppRecord } from '@pds/app-record';
+import { queueKeyPrefix, type RedisClient } from './connections';
 
 export const QUEUE_NAMES = {
   dexRegistration: 'dex-registration',
@@ -81,9 +81,14 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 export const WORKER_OPTIONS = { lockDuration: 5000, stalledInterval: 1000, maxStalledCount: 2 } as const;
 
 export interface QueueOptions {
-  connection: Redis;
+  connection: RedisClient;
   /** Key prefix in Redis; lets tests and clusters share one Redis. */
   prefix?: string;
+}
+
+/** BullMQ's prefix for these options (hash-tagged on a Redis Cluster, see queueKeyPrefix). */
+export function bullPrefix(options: QueueOptions): string {
+  return queueKeyPrefix(options.connection, options.prefix ?? 'pds');
 }
 
 export class Producer<N extends QueueName> {
@@ -95,7 +100,7 @@ export class Producer<N extends QueueName> {
   ) {
     this.queue = new Queue(name, {
       connection: options.connection,
-      prefix: options.prefix ?? 'pds',
+      prefix: bullPrefix(options),
       defaultJobOptions: DEFAULT_JOB_OPTIONS,
     });
     // Without a listener BullMQ prints every connection error with its stack (console.error). Each
@@ -142,7 +147,7 @@ export function dexRegistrationProducer(options: QueueOptions): Producer<typeof 
  * maxRetriesPerRequest: null); `close()` it.
  */
 export function queueEvents(name: QueueName, options: QueueOptions): QueueEvents {
-  return new QueueEvents(name, { connection: options.connection, prefix: options.prefix ?? 'pds' });
+  return new QueueEvents(name, { connection: options.connection, prefix: bullPrefix(options) });
 }
 
 /** Producer used by the gateway when a file completes. */

@@ -1,7 +1,7 @@
 // A BullMQ worker for one queue, with the failure logging every domain worker wants.
 import { Worker, type Job, type Processor } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { WORKER_OPTIONS, type QueueName, type QueueOptions } from './index';
+import type { RedisClient } from './connections';
+import { bullPrefix, WORKER_OPTIONS, type QueueName, type QueueOptions } from './index';
 import { errorMessage } from './retry';
 
 /** The part of a pino logger a worker uses (so this package needs no logger of its own). */
@@ -13,7 +13,7 @@ export interface JobLogger {
 export function runQueue(name: QueueName, processor: Processor, options: QueueOptions, logger: JobLogger, concurrency = 5): Worker {
   const worker = new Worker(name, processor, {
     connection: options.connection,
-    prefix: options.prefix ?? 'pds',
+    prefix: bullPrefix(options),
     concurrency,
     ...WORKER_OPTIONS,
   });
@@ -66,7 +66,7 @@ export interface JobProcess {
   /** The producers the process holds (requeueing, depth metrics); closed after the workers. */
   producers: Array<{ close(): Promise<void> }>;
   /** The workers' blocking connection; disconnected after the producers. */
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   /** SHUTDOWN_TIMEOUT in ms: how long running jobs may finish on close. */
   graceMs: number;

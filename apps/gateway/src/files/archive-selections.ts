@@ -1,7 +1,7 @@
 // The selections behind zip download addresses: kept in Redis for as long as a signed address lives, so
 // any gateway of the cluster can serve an address another one handed out. The address names a random
 // id only; the files and who asked for them stay here.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@pds/queue';
 import type { Viewer } from './access';
 
 export interface ArchiveSelection {
@@ -19,7 +19,7 @@ export interface ArchiveSelections {
 
 export class RedisArchiveSelections implements ArchiveSelections {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 
