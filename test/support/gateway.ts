@@ -101,6 +101,7 @@ export async function startTestGateway(
     databaseUrl: database.url,
     blobStore,
     close: async () => {
+      await gateway.close();
       await dexRegistration.queue.obliterate({ force: true }).catch(() => undefined);
       await dexRegistration.close();
       await thumbnails.queue.obliterate({ force: true }).catch(() => undefined);

@@ -6,6 +6,7 @@ import { BrandMark } from './icons';
 import { href, useRoute } from './router';
 import { adoptHandedToken, currentSession, endSession, onSessionChange } from './session';
 import './style.css';
+import { Activity } from './views/Activity';
 import { Apps } from './views/Apps';
 import { CloseInstance, Closing, closeState, type CloseState } from './views/CloseInstance';
 import { Data } from './views/Data';
@@ -88,6 +89,7 @@ function App() {
     ['data', 'Data', owner],
     ['data-debits', 'Data debits', owner && debits],
     ['users', 'Users', owner],
+    ['activity', 'Activity', owner],
     ['profile', 'Profile', owner],
     ['your-data', 'Your data', owner],
   ];
@@ -106,6 +108,8 @@ function App() {
       <DataDebits />
     ) : screen === 'users' && owner ? (
       <Users />
+    ) : screen === 'activity' && owner ? (
+      <Activity />
     ) : screen === 'profile' && owner ? (
       <Profile />
     ) : screen === 'close' && owner ? (

@@ -216,6 +216,14 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByText('bob: details and contents').waitFor();
     await owner.getByText('Shared with bob').waitFor();
     await watch.screen(owner, 'file-shared');
+
+    // The owner's activity log shows the share, newest first, with who did it.
+    await owner.getByRole('link', { name: 'Activity' }).click();
+    await owner.getByRole('heading', { name: 'Activity' }).waitFor();
+    await owner
+      .getByText(/^alice shared file .*notes/)
+      .first()
+      .waitFor();
   });
 
   it('lets the owner publish profile fields, which anyone then reads where the HAT apps look for them', async () => {

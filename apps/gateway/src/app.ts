@@ -13,6 +13,7 @@ import {
   DataGrantRepository,
   DataRecordRepository,
   DataCombinatorRepository,
+  EventRepository,
   FileRepository,
   InstanceAdminRepository,
   UsageRepository,
@@ -20,6 +21,7 @@ import {
   InstanceRepository,
   ReadRouting,
   UserRepository,
+  WebhookRepository,
   type GatewayDb,
 } from '@pds/db';
 import { clientOf, createBaseApp, createDispatcher, expressRoutes, finishApp, RateLimit, trustProxy } from '@pds/http';
@@ -43,6 +45,12 @@ import { CombinatorService } from './data/combinators';
 import { DebitService } from './data/debits';
 import { DataGrantService } from './data/grants';
 import { DataService } from './data/service';
+import { ActivityService } from './events/activity';
+import { EventFeed } from './events/feed';
+import { ReadLog } from './events/reads';
+import { EventStreams } from './events/stream';
+import { EventVisibility } from './events/visibility';
+import { WebhookService } from './events/webhooks';
 import { ArchiveService } from './files/archive';
 import { RedisArchiveSelections } from './files/archive-selections';
 import { FileService } from './files/service';
@@ -103,6 +111,10 @@ export interface Gateway {
   registry: InstanceRegistry;
   auth: AuthService;
   signup: SignupService;
+  /** Ends the open event streams (at shutdown: they would hold the server open). */
+  endStreams(): void;
+  /** Ends the streams and writes the reads still waiting; after the server has closed. */
+  close(): Promise<void>;
 }
 
 export function createApp(deps: GatewayDeps): Gateway {
@@ -186,6 +198,16 @@ export function createApp(deps: GatewayDeps): Gateway {
     signedUrlTtl: config.SIGNED_URL_TTL,
     baseUrl: (address) => instanceUrl(config, address),
   });
+  const events = new EventRepository(db);
+  const readLog = new ReadLog(events, logger);
+  const feed = new EventFeed(events, logger);
+  const streams = new EventStreams({
+    events,
+    visibility: new EventVisibility(db, grants),
+    feed,
+    logger,
+    heartbeatMs: config.EVENTS_HEARTBEAT * 1000,
+  });
   const instanceAdmin = new InstanceAdminRepository(db);
   const closing = new ClosingService({
     instances: instanceAdmin,
@@ -231,6 +253,9 @@ export function createApp(deps: GatewayDeps): Gateway {
     combinators: new CombinatorService(new DataCombinatorRepository(db), bundles, clock),
     profiles: new ProfileService(bundles, records, clock),
     systemStatus: new SystemStatusService(usage, quotas, clock),
+    streams,
+    activity: new ActivityService(events),
+    webhooks: new WebhookService(new WebhookRepository(db), applications, clock),
     logger,
   });
 
@@ -243,6 +268,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     clusterDomain: config.CLUSTER_DOMAIN,
     pages: pages !== undefined,
     verifyDexToken: (tenant, token) => push.verifyToken(tenant, token),
+    reads: readLog,
   });
 
   const app = createBaseApp(logger, { metrics: deps.metrics });
@@ -271,7 +297,15 @@ export function createApp(deps: GatewayDeps): Gateway {
         logger,
       })
     : undefined;
-  return { app: dispatcher, express: app, routes, admin, registry, auth, signup };
+  const endStreams = () => {
+    streams.endAll();
+    feed.stop();
+  };
+  const close = async () => {
+    endStreams();
+    await readLog.close();
+  };
+  return { app: dispatcher, express: app, routes, admin, registry, auth, signup, endStreams, close };
 
   function addressOfRequest(req: Request): string {
     return addressOfHost(clientOf(req, trust).host);

@@ -4,7 +4,8 @@
 // 423, a refused token a 401 before access).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
-import { ApiError, clientOf, PASS, pathsOf, type AnyRoute, type Pipeline, type TrustProxy } from '@pds/http';
+import { ApiError, clientOf, PASS, pathsOf, type AnyRoute, type Reply, type Pipeline, type TrustProxy } from '@pds/http';
+import { actingAs, type Actor } from '@pds/db';
 import { TokenRefused } from '@pds/tokens';
 import type { AuthService } from './auth/service';
 import { wantsPage } from './console';
@@ -13,7 +14,8 @@ import type { Cors } from './cors';
 import type { InstanceRegistry, ResolvedInstance } from './instances/registry';
 import { checkState, requireOpenTo } from './instances/state';
 import { addressOfHost } from './instances/tenancy';
-import type { Access, Context, GatewayRoute } from './route';
+import type { ReadLog } from './events/reads';
+import type { Access, Context, GatewayRoute, ReadInput } from './route';
 
 export const TOKEN_HEADER = 'x-auth-token';
 
@@ -36,6 +38,8 @@ export interface PipelineDeps {
   pages: boolean;
   /** Checks a dex service token for this instance (apps/dex-push.ts); throws 401 (or 503 without dex's key). */
   verifyDexToken(tenant: ResolvedInstance, token: string | undefined): Promise<void>;
+  /** Where the reads routes declare go (the owner's activity log). */
+  reads: ReadLog;
 }
 
 export class GatewayPipeline implements Pipeline<Context<Access>> {
@@ -74,6 +78,33 @@ export class GatewayPipeline implements Pipeline<Context<Access>> {
     return { client, tenant, caller };
   }
 
+  /**
+   * Runs the handler with its changes attributed to the caller, from the client's address (the outbox,
+   * packages/db/src/outbox.ts), and notes the read a route declares (`read`), answered or refused.
+   */
+  async around(
+    context: Context<Access>,
+    route: AnyRoute,
+    input: unknown,
+    handle: () => Promise<Reply | undefined>,
+  ): Promise<Reply | undefined> {
+    const actor = actorOf(context);
+    const read = (route as GatewayRoute).read;
+    if (!read || !('tenant' in context)) return actingAs(actor, handle);
+    const note = (reply: Reply | undefined) => {
+      const noted = read(input as ReadInput, reply);
+      if (noted) this.deps.reads.note(context.tenant.instance.id, actor, noted);
+    };
+    try {
+      const reply = await actingAs(actor, handle);
+      note(reply);
+      return reply;
+    } catch (error) {
+      note(undefined);
+      throw error;
+    }
+  }
+
   /** The instance a host names; 404 for an address that is none. */
   async tenant(address: string): Promise<ResolvedInstance> {
     const tenant = address ? await this.deps.registry.resolve(address) : null;
@@ -94,6 +125,12 @@ export class GatewayPipeline implements Pipeline<Context<Access>> {
     if (fresh) res.setHeader('X-Auth-Token', fresh);
     return caller;
   }
+}
+
+/** Who a request acts as: its caller's account, or the system when it has none (dex pushes, log-in). */
+export function actorOf(context: { client: { ip: string }; caller?: Caller }): Actor {
+  const user = context.caller?.user;
+  return user ? { kind: user.kind, id: user.id, address: context.client.ip } : { kind: 'system', address: context.client.ip };
 }
 
 function noInstance(address: string): ApiError {

@@ -1,7 +1,9 @@
 // The gateway's words for who may call a route, what the pipeline (pipeline.ts) hands each handler for
 // them, and `route()`, which declares a route with its handler's types worked out from its access.
 import type { z } from 'zod';
-import type { Client, DescribeAccess, RouteDef } from '@pds/http';
+import type { IncomingMessage } from 'node:http';
+import type { Client, DescribeAccess, Reply, RouteDef } from '@pds/http';
+import type { ReadNote } from './events/reads';
 import type { Caller } from './context';
 import type { ResolvedInstance } from './instances/registry';
 
@@ -38,6 +40,21 @@ export interface GatewayFlags {
    * (the handler of an `instance` route checks who logs in), where every other call answers 410.
    */
   whileClosing?: true;
+  /**
+   * A read the owner's activity log keeps (events/reads.ts): what was read, from the parsed input and
+   * the answer (undefined when the call was refused: a failed log-in). Undefined: nothing to note.
+   */
+  read?: (input: ReadInput, reply: Reply | undefined) => ReadNote | undefined;
+}
+
+/** What a route's `read` sees of its call. */
+export interface ReadInput {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  params: any;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  query: any;
+  req: IncomingMessage;
+  caller?: Caller;
 }
 
 export type GatewayRoute<A extends Access = Access> = RouteDef<A, Context<A>, any, any, any> & GatewayFlags; // eslint-disable-line @typescript-eslint/no-explicit-any

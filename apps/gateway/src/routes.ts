@@ -21,6 +21,11 @@ import type { DataGrantService } from './data/grants';
 import { dataRoutes } from './data/routes';
 import type { DataService } from './data/service';
 import type { ArchiveService } from './files/archive';
+import type { ActivityService } from './events/activity';
+import { eventRoutes } from './events/routes';
+import type { EventStreams } from './events/stream';
+import { webhookRoutes } from './events/webhook-routes';
+import type { WebhookService } from './events/webhooks';
 import { fileRoutes } from './files/routes';
 import type { FileService } from './files/service';
 import type { TrashService } from './files/trash';
@@ -70,6 +75,9 @@ export interface RouteServices {
   combinators: CombinatorService;
   profiles: ProfileService;
   systemStatus: SystemStatusService;
+  streams: EventStreams;
+  activity: ActivityService;
+  webhooks: WebhookService;
   logger: Logger;
 }
 
@@ -93,6 +101,8 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...portabilityRoutes(s.portability),
     ...hatRoutes(s.profiles, s.logger),
     ...systemStatusRoutes(s.systemStatus),
+    ...eventRoutes(s.streams, s.activity),
+    ...webhookRoutes(s.webhooks),
   ];
   return withOlderPrefixes(routes);
 }

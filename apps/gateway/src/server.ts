@@ -77,7 +77,11 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
 
   const close = once(async () => {
     const grace = config.SHUTDOWN_TIMEOUT * 1000;
-    await Promise.all([closeServer(server, grace), adminServer ? closeServer(adminServer, grace) : undefined]);
+    const closing = Promise.all([closeServer(server, grace), adminServer ? closeServer(adminServer, grace) : undefined]);
+    // Event streams never end by themselves: ended here, the server need not wait its grace for them.
+    gateway.endStreams();
+    await closing;
+    await gateway.close();
     await release();
   });
   return { gateway, server, url, adminUrl, close, graceMs: config.SHUTDOWN_TIMEOUT * 1000 };

@@ -1,11 +1,12 @@
-// Runs the gateway's jobs (dex registration, upload sweep, thumbnails, purge of closed instances, exports and imports) until
-// `close()`. It holds the gateway
+// Runs the gateway's jobs (dex registration, upload sweep, thumbnails, purge of closed instances, exports and imports,
+// webhook deliveries, the activity sweep) until `close()`. It holds the gateway
 // database and blob store only: dex's database and key belong to dex's worker.
 import type { GatewayWorkerConfig } from '@pds/config';
 import {
   createGatewayDb,
   databaseChecks,
   disconnectOnFailure,
+  EventRepository,
   FileRepository,
   GatewayDexStateRepository,
   InstanceErasureRepository,
@@ -37,7 +38,9 @@ import { importArchiveProcessor } from './jobs/import-archive';
 import { requeuePendingRegistrations } from './jobs/reconcile';
 import { thumbnailProcessor } from './jobs/thumbnail';
 import { trashPurgeProcessor } from './jobs/trash-purge';
+import { sweepActivityEvery } from './jobs/activity-sweep';
 import { uploadSweepProcessor } from './jobs/upload-sweep';
+import { webhookDelivery } from './jobs/webhook-delivery';
 
 /** How often abandoned uploads are looked for (they are removed once older than UPLOAD_DEADLINE). */
 export const UPLOAD_SWEEP_EVERY_MS = 5 * 60 * 1000;
@@ -65,6 +68,12 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const ttlHours = config.EXPORT_TTL_HOURS;
   const maxFileBytes = config.MAX_UPLOAD_BYTES;
 
+  const webhooks = webhookDelivery(
+    db,
+    queue,
+    { masterKey: config.MASTER_KEY, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, maxBackoffMs: config.WEBHOOK_MAX_BACKOFF * 1000 },
+    logger,
+  );
   const workers = [
     runQueue(QUEUE_NAMES.dexRegistration, dexRegistrationProcessor({ dexUrl: config.DEX_URL, states }), queue, logger),
     runQueue(
@@ -86,6 +95,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     ),
     // Two at a time: decoding an image takes a core for a moment.
     runQueue(QUEUE_NAMES.thumbnail, thumbnailProcessor({ files, store }), queue, logger, 2),
+    webhooks.worker,
     runQueue(
       QUEUE_NAMES.instancePurge,
       instancePurgeProcessor({
@@ -128,7 +138,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     name: 'gateway worker',
     logger,
     workers,
-    producers: [registration, sweep, thumbnails, purge],
+    producers: [registration, sweep, thumbnails, purge, webhooks.producer],
     connection: redis,
     prefix: config.QUEUE_PREFIX,
     graceMs,
@@ -143,8 +153,12 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
       metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue, purge.queue]);
       metrics?.metrics.pool(() => poolUse(db));
       const stopReconciling = reconcileEvery(() => requeuePendingRegistrations(states, registration, logger), logger);
+      const stopScanning = webhooks.scan();
+      const stopSweeping = sweepActivityEvery(new EventRepository(db), config.ACTIVITY_RETENTION_DAYS, logger);
       return async () => {
         stopReconciling();
+        stopScanning();
+        stopSweeping();
         await metrics?.close();
       };
     },

@@ -173,6 +173,15 @@ const base = z.object({
   REGISTER_RATE_LIMIT: z.coerce.number().int().positive().default(120),
   REGISTER_RATE_WINDOW: seconds.default(60),
 
+  /** How long the owner's activity log (changes and reads) and the event outbox are kept, in days. */
+  ACTIVITY_RETENTION_DAYS: z.coerce.number().int().positive().default(90),
+  /** Lets webhooks reach private and loopback addresses (tests, a closed network); refused by default. */
+  WEBHOOK_ALLOW_PRIVATE: z.stringbool().default(false),
+  /** The longest wait between two tries of a webhook delivery, in seconds (each wait doubles up to it). */
+  WEBHOOK_MAX_BACKOFF: seconds.default(600),
+  /** Seconds between heartbeat comments on an event stream (proxies close streams that stay silent). */
+  EVENTS_HEARTBEAT: seconds.default(20),
+
   /** How gateways and the gateway worker reach dex. */
   DEX_URL: z.url().optional(),
   /** Cluster domains dex certifies at start (the embedded cluster by default). */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { Application, DataAccess, User } from './generated/gateway/client';
+import { eventCtes, eventValues, writeEvents } from './outbox';
 import { sqlOn, transaction, type Sql } from './sql';
 import { USER_COLUMNS, type AccountsChanged } from './users';
 
@@ -84,6 +85,7 @@ export class ApplicationRepository {
         WHERE "instanceId" = $1::uuid AND "appId" = $2 RETURNING ${APPLICATION_COLUMNS}`,
         [instanceId, appId, setup.version, user!.id],
       );
+      await writeEvents(tx, instanceId, [{ type: 'app.setup', object: { appId } }]);
       return { application: application!, user: user! };
     });
     // The app's account may have been re-enabled and bound to the app.
@@ -94,8 +96,12 @@ export class ApplicationRepository {
   /** Null when the app does not exist. */
   async setEnabled(instanceId: string, appId: string, enabled: boolean): Promise<Application | null> {
     const [row] = await this.sql.prepared<Application>(
-      `UPDATE "Application" SET "enabled" = $3 WHERE "instanceId" = $1::uuid AND "appId" = $2 RETURNING ${APPLICATION_COLUMNS}`,
-      [instanceId, appId, enabled],
+      `WITH "changed" AS (
+        UPDATE "Application" SET "enabled" = $3 WHERE "instanceId" = $1::uuid AND "appId" = $2 RETURNING ${APPLICATION_COLUMNS}
+      ),
+      ${eventCtes('"changed"', `CASE WHEN $3 THEN 'app.enabled' ELSE 'app.disabled' END`, `jsonb_build_object('appId', "appId")`, 4)}
+      SELECT * FROM "changed"`,
+      [instanceId, appId, enabled, ...eventValues()],
     );
     if (!row) return null;
     await this.changed(instanceId);

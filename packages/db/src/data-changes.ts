@@ -1,7 +1,8 @@
 // Changes to data records by id (update, delete, batches across tables, links) and the questions
 // asked about the tables as a whole (their names, an app's newest record).
 import type { GatewayDb } from './clients';
-import { insertRows, recordBytes, withoutRecords, type LocatedRecord, type TableRow } from './data';
+import { insertRows, RECORD_OBJECT, recordBytes, withoutRecords, type LocatedRecord, type TableRow } from './data';
+import { eventCtes, eventValues } from './outbox';
 import { ReadRouting } from './replica';
 import { sqlOn, type Sql } from './sql';
 import { addRecordUsage, QuotaExceeded, UNLIMITED, type QuotaDefaults } from './usage';
@@ -31,7 +32,8 @@ const UPDATE_DATA = `WITH updated AS (
     FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS u(c, n)
     WHERE r."instanceId" = $1::uuid AND r."recordId" = (u.c->>'recordId')::uuid
     RETURNING r."recordId", r."namespace", r."endpoint", r."data", r."userId", u.n
-  )
+  ),
+  ${eventCtes('updated', `'record.updated'`, RECORD_OBJECT, 3)}
   SELECT ${OWNED_COLUMNS} FROM updated ORDER BY n`;
 
 /**
@@ -45,6 +47,13 @@ const UPDATE_USAGE = `WITH ${addRecordUsage(
     JOIN "DataRecord" r ON r."instanceId" = $1::uuid AND r."recordId" = (u.c->>'recordId')::uuid)`,
   '$3',
 )} SELECT 1 FROM usage`;
+
+/** Removes records by id ($2), out of the usage and with their events ($3…), in one statement. */
+const DELETE_RECORDS = withoutRecords(
+  `DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])
+  RETURNING "recordId", "namespace", "endpoint", "data"`,
+  3,
+);
 
 export class DataChangeRepository {
   private readonly sql: Sql;
@@ -80,7 +89,7 @@ export class DataChangeRepository {
       const json = JSON.stringify(changes);
       const counted = await tx.prepared(UPDATE_USAGE, [instanceId, json, this.quotas.recordsBytes]);
       if (counted.length === 0) throw new QuotaExceeded('records');
-      return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, json]);
+      return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, json, ...eventValues()]);
     });
   }
 
@@ -88,10 +97,7 @@ export class DataChangeRepository {
   remove(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<number> {
     return this.reads.transaction(instanceId, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
-      const [row] = await tx.prepared<{ removed: number }>(
-        withoutRecords(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[]) RETURNING "data"`),
-        [instanceId, recordIds],
-      );
+      const [row] = await tx.prepared<{ removed: number }>(DELETE_RECORDS, [instanceId, recordIds, ...eventValues()]);
       return row?.removed ?? 0;
     });
   }

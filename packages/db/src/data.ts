@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { DataAccess, DataGrant } from './generated/gateway/client';
+import { eventCtes, eventValues } from './outbox';
 import { ReadRouting } from './replica';
 import { isUuid, sqlOn, type Sql } from './sql';
 import { addRecordUsage, QuotaExceeded, removeRecordUsage, UNLIMITED, type QuotaDefaults } from './usage';
@@ -29,13 +30,16 @@ export interface LocatedRecord extends StoredRecord {
   endpoint: string;
 }
 
+/** A data record event's object, from a row of a change's RETURNING. */
+export const RECORD_OBJECT = `jsonb_build_object('namespace', "namespace", 'endpoint', "endpoint", 'recordId', "recordId")`;
+
 /** The bytes a record counts in the usage: its JSON text (`data` a jsonb expression). */
 export const recordBytes = (data: string) => `octet_length((${data})::text)`;
 
 /**
  * $1 instance, $2 writer, $3 the rows as a JSON array (ids included), $4 createdAt, $5 the cluster's
- * records quota. The usage is added first (usage.ts) and the rows are inserted only when it was: no
- * row at all when they would pass the quota.
+ * records quota, $6… the events' (outbox.ts). The usage is added first (usage.ts) and the rows are
+ * inserted only when it was: no row at all when they would pass the quota.
  */
 const INSERT_ROWS = `WITH incoming AS (
     SELECT t.r, t.n FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(r, n)
@@ -46,7 +50,8 @@ const INSERT_ROWS = `WITH incoming AS (
     FROM incoming t WHERE EXISTS (SELECT 1 FROM usage)
     ORDER BY t.n
     RETURNING "recordId", "namespace", "endpoint", "data", "seq"
-  )
+  ),
+  ${eventCtes('inserted', `'record.created'`, RECORD_OBJECT, 6)}
   SELECT "recordId", "namespace", "endpoint", "data" FROM inserted ORDER BY "seq"`;
 
 /**
@@ -70,17 +75,20 @@ export async function insertRows(
     JSON.stringify(withIds),
     new Date(),
     quotas.recordsBytes,
+    ...eventValues(),
   ]);
   if (saved.length < rows.length) throw new QuotaExceeded('records');
   return saved;
 }
 
 /**
- * A delete of records (`del`, its first parameter the instance, RETURNING "data") that takes them out
- * of the instance's usage in the same statement; answers how many it removed.
+ * A delete of records (`del`, its first parameter the instance, RETURNING "recordId", "namespace",
+ * "endpoint", "data") that takes them out of the instance's usage and writes their events in the same
+ * statement, the events' parameters from `$eventsFirst` (outbox.ts); answers how many it removed.
  */
-export const withoutRecords = (del: string) => `WITH gone AS (${del}),
-  ${removeRecordUsage('(SELECT count(*) FROM gone)', `(SELECT coalesce(sum(${recordBytes('"data"')}), 0) FROM gone)`)}
+export const withoutRecords = (del: string, eventsFirst: number) => `WITH gone AS (${del}),
+  ${removeRecordUsage('(SELECT count(*) FROM gone)', `(SELECT coalesce(sum(${recordBytes('"data"')}), 0) FROM gone)`)},
+  ${eventCtes('gone', `'record.deleted'`, RECORD_OBJECT, eventsFirst)}
   SELECT count(*)::int AS "removed" FROM gone`;
 
 /** Records of the data tables. Every method takes the instance id first. */
@@ -144,10 +152,15 @@ export class DataRecordRepository {
   /** The number of records removed. */
   async deleteEndpoint(instanceId: string, namespace: string, endpoint: string): Promise<number> {
     const remove = this.sql.prepared<{ removed: number }>(
-      withoutRecords(`DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3 RETURNING "data"`),
-      [instanceId, namespace, endpoint],
+      withoutRecords(
+        `DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3
+        RETURNING "recordId", "namespace", "endpoint", "data"`,
+        4,
+      ),
+      [instanceId, namespace, endpoint, ...eventValues()],
     );
-    return (await this.reads.written(instanceId, remove))[0]?.removed ?? 0;
+    const [row] = await this.reads.written(instanceId, remove);
+    return row?.removed ?? 0;
   }
 }
 

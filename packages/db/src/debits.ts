@@ -1,6 +1,7 @@
 // Data debits: a bundle's records offered to one account under terms (permissions) the owner accepts.
 import type { GatewayDb } from './clients';
 import type { DataDebit, DataDebitPermission } from './generated/gateway/client';
+import { eventCtes, eventValues } from './outbox';
 import { sqlOn, transaction, type Sql } from './sql';
 
 export type DebitPermission = DataDebitPermission & { bundle: { name: string; query: unknown } };
@@ -130,13 +131,18 @@ export class DataDebitRepository {
 
   /** Accepts the newest terms and ends any cancellation of them; null when the debit does not exist. */
   async enable(instanceId: string, key: string): Promise<DebitWithPermissions | null> {
-    const updated = await this.sql.count(
-      `UPDATE "DataDebitPermission" SET "accepted" = true, "canceledAt" = NULL
-      WHERE "instanceId" = $1::uuid AND "debitKey" = $2
-        AND "id" = (SELECT max("id") FROM "DataDebitPermission" WHERE "instanceId" = $1::uuid AND "debitKey" = $2)`,
-      [instanceId, key],
+    const [row] = await this.sql.prepared<{ count: number }>(
+      `WITH "enabled" AS (
+        UPDATE "DataDebitPermission" SET "accepted" = true, "canceledAt" = NULL
+        WHERE "instanceId" = $1::uuid AND "debitKey" = $2
+          AND "id" = (SELECT max("id") FROM "DataDebitPermission" WHERE "instanceId" = $1::uuid AND "debitKey" = $2)
+        RETURNING "debitKey"
+      ),
+      ${eventCtes('"enabled"', `'debit.enabled'`, DEBIT_OBJECT, 3)}
+      SELECT count(*)::int AS "count" FROM "enabled"`,
+      [instanceId, key, ...eventValues()],
     );
-    return updated > 0 ? this.find(instanceId, key) : null;
+    return (row?.count ?? 0) > 0 ? this.find(instanceId, key) : null;
   }
 
   /**
@@ -144,10 +150,16 @@ export class DataDebitRepository {
    * running at `at`. Null when the debit does not exist.
    */
   async cancel(instanceId: string, key: string, at: Date, atPeriodEnd = false): Promise<DebitWithPermissions | null> {
-    await this.sql.count(
-      `UPDATE "DataDebitPermission" SET "canceledAt" = $3::timestamptz, "cancelAtPeriodEnd" = $4
-      WHERE "instanceId" = $1::uuid AND "debitKey" = $2 AND "accepted" AND "canceledAt" IS NULL`,
-      [instanceId, key, at, atPeriodEnd],
+    // One event however many terms it cancels: the debit is what was cancelled.
+    await this.sql.prepared(
+      `WITH "cancelled" AS (
+        UPDATE "DataDebitPermission" SET "canceledAt" = $3::timestamptz, "cancelAtPeriodEnd" = $4
+        WHERE "instanceId" = $1::uuid AND "debitKey" = $2 AND "accepted" AND "canceledAt" IS NULL
+        RETURNING "debitKey"
+      ),
+      ${eventCtes('(SELECT DISTINCT "debitKey" FROM "cancelled") AS c', `'debit.cancelled'`, DEBIT_OBJECT, 5)}
+      SELECT count(*) FROM "cancelled"`,
+      [instanceId, key, at, atPeriodEnd, ...eventValues()],
     );
     return this.find(instanceId, key);
   }
@@ -164,6 +176,8 @@ export class DataDebitRepository {
     return debits.map((debit) => ({ ...debit, permissions: byDebit.get(debit.key) ?? [] }));
   }
 }
+
+const DEBIT_OBJECT = `jsonb_build_object('debitKey', "debitKey")`;
 
 function insertTerms(sql: Sql, instanceId: string, key: string, terms: DebitTerms, now: Date): Promise<number> {
   return sql.count(INSERT_TERMS, [

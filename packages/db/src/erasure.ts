@@ -76,7 +76,8 @@ export class InstanceErasureRepository {
    */
   async erase(instance: Pick<ClosedInstance, 'id' | 'address'>, at: Date): Promise<Record<string, number>> {
     const removed: Record<string, number> = {};
-    const closing = () => this.sql.prepared<{ id: string }>(`SELECT "id" FROM "Instance" WHERE "id" = $1::uuid AND "state" = 'closing'`, [instance.id]);
+    const closing = () =>
+      this.sql.prepared<{ id: string }>(`SELECT "id" FROM "Instance" WHERE "id" = $1::uuid AND "state" = 'closing'`, [instance.id]);
     if ((await closing()).length === 0) return removed;
     for (const table of await this.tenantTables()) {
       // The name comes from the catalog and is quoted as an identifier; the id is a parameter.

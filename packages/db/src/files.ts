@@ -3,6 +3,7 @@
 import type { GatewayDb } from './clients';
 import { ReadRouting } from './replica';
 import type { File, FilePermission, FileStatus } from './generated/gateway/client';
+import { eventCtes, eventValues, writeEvents } from './outbox';
 import { isUuid, sqlOn, type Rows, type Sql } from './sql';
 import { changeFileUsage, QuotaExceeded, UNLIMITED, type QuotaDefaults } from './usage';
 
@@ -94,25 +95,47 @@ const FILE_SELECT = `SELECT ${FILE_FIELDS} FROM "File" f`;
  * are fixed texts ($1 instance, $2 fileId, then theirs). No row when the file is missing or the
  * condition fails.
  */
-const updateFile = (set: string, condition = '') => `WITH f AS (
+const updateFile = (set: string, event: FileEvent, condition = '') => `WITH f AS (
     UPDATE "File" SET ${set} WHERE "instanceId" = $1::uuid AND "fileId" = $2${condition} RETURNING *
-  ) SELECT ${FILE_FIELDS} FROM f`;
+  ),
+  ${eventCtes('f', event.type, FILE_OBJECT, event.first)}
+  SELECT ${FILE_FIELDS} FROM f`;
 
-const COMPLETE = updateFile(`"status" = 'Completed', "size" = $3, "lastUpdated" = $4::timestamptz`, ` AND "status" <> 'Deleted'`);
-const MARK_DELETED = updateFile(`"status" = 'Deleted', "lastUpdated" = $3::timestamptz`);
-/** A completed file to the trash: Deleted to every reader, its bytes and permissions kept. */
+/** A file change's event (outbox.ts): its type as SQL, and the number of its statement's first event parameter. */
+interface FileEvent {
+  type: string;
+  first: number;
+}
+const FILE_OBJECT = `jsonb_build_object('fileId', "fileId")`;
+const PUBLIC_OR_PRIVATE = `CASE WHEN $3 THEN 'file.public' ELSE 'file.private' END`;
+
+const COMPLETE = updateFile(
+  `"status" = 'Completed', "size" = $3, "lastUpdated" = $4::timestamptz`,
+  { type: `'file.completed'`, first: 5 },
+  ` AND "status" <> 'Deleted'`,
+);
+const MARK_DELETED = updateFile(`"status" = 'Deleted', "lastUpdated" = $3::timestamptz`, { type: `'file.deleted'`, first: 4 });
+const SET_PUBLIC = updateFile(`"contentPublic" = $3, "lastUpdated" = $4::timestamptz`, { type: PUBLIC_OR_PRIVATE, first: 5 });
+const UPDATE_METADATA = updateFile(`"name" = $3, "tags" = $4::text[], "title" = $5, "description" = $6, "lastUpdated" = $7::timestamptz`, {
+  type: `'file.updated'`,
+  first: 8,
+});
+/** A completed file to the trash: Deleted to every reader (its event is the delete's), bytes and permissions kept. */
 const TRASH = updateFile(
   `"status" = 'Deleted', "trashedAt" = $3::timestamptz, "lastUpdated" = $3::timestamptz`,
+  { type: `'file.deleted'`, first: 4 },
   ` AND "status" = 'Completed'`,
 );
-const RESTORE = updateFile(`"status" = 'Completed', "trashedAt" = NULL, "lastUpdated" = $3::timestamptz`, ` AND "trashedAt" IS NOT NULL`);
+const RESTORE = updateFile(
+  `"status" = 'Completed', "trashedAt" = NULL, "lastUpdated" = $3::timestamptz`,
+  { type: `'file.restored'`, first: 4 },
+  ` AND "trashedAt" IS NOT NULL`,
+);
 /** Out of the trash for good: the row stays Deleted (history, as a delete left it before the trash). */
-const PURGE = updateFile(`"trashedAt" = NULL, "thumbnail" = false`, ` AND "trashedAt" IS NOT NULL`);
+const PURGE = updateFile(`"trashedAt" = NULL, "thumbnail" = false`, { type: `'file.purged'`, first: 3 }, ` AND "trashedAt" IS NOT NULL`);
 /** The file's state before a completion, locked until its transaction ends. */
 const LOCK_FOR_COMPLETION = `SELECT "status", "size"::text AS "size" FROM "File"
   WHERE "instanceId" = $1::uuid AND "fileId" = $2 AND "status" <> 'Deleted' FOR UPDATE`;
-const SET_PUBLIC = updateFile(`"contentPublic" = $3, "lastUpdated" = $4::timestamptz`);
-const UPDATE_METADATA = updateFile(`"name" = $3, "tags" = $4::text[], "title" = $5, "description" = $6, "lastUpdated" = $7::timestamptz`);
 
 /**
  * A timestamp(3) column as `Date.prototype.toISOString` writes it (UTC, milliseconds; years 1–9999,
@@ -158,7 +181,9 @@ const LISTING_ORDER: Record<ListingSort, { asc: string; desc: string }> = {
 const SET_PUBLIC_MANY = `WITH f AS (
     UPDATE "File" SET "contentPublic" = $3, "lastUpdated" = $4::timestamptz
     WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) RETURNING *
-  ) SELECT ${FILE_FIELDS} FROM f`;
+  ),
+  ${eventCtes('f', PUBLIC_OR_PRIVATE, FILE_OBJECT, 5)}
+  SELECT ${FILE_FIELDS} FROM f`;
 
 type FileRow = Omit<FileRecord, 'size'> & { size: string | bigint | null };
 
@@ -187,7 +212,8 @@ const CREATE_FILE = `WITH counter AS (
     INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
     SELECT f."instanceId", f."fileId", f."uploaderId", true FROM file f
     RETURNING "userId", "contentReadable"
-  )
+  ),
+  ${eventCtes('file', `'file.uploaded'`, FILE_OBJECT, 12)}
   SELECT f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
     f."contentPublic", f."thumbnail", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt", f."trashedAt",
     (SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable")) FROM permission p) AS "permissions"
@@ -248,6 +274,7 @@ export class FileRepository {
       file.uploaderId,
       file.dateCreated,
       file.now,
+      ...eventValues(),
     ]);
     const [row] = await this.reads.written(instanceId, create);
     if (!row) throw new Error('file insert returned no row');
@@ -277,19 +304,19 @@ export class FileRepository {
       if (!before) return null;
       const change = before.status === 'Completed' ? { files: 0, bytes: size - Number(before.size ?? 0) } : { files: 1, bytes: size };
       if (!(await changeFileUsage(tx, instanceId, change, this.quotas.bytes))) throw new QuotaExceeded('files');
-      const [row] = await tx.prepared<FileRow>(COMPLETE, [instanceId, fileId, size, now]);
+      const [row] = await tx.prepared<FileRow>(COMPLETE, [instanceId, fileId, size, now, ...eventValues()]);
       return row ? fileRecord(row) : null;
     });
   }
 
   /** Moves a completed file to the trash (its bytes still counted); null when it is not a completed file. */
   trash(instanceId: string, fileId: string, now: Date): Promise<FileRecord | null> {
-    return this.updated(TRASH, [instanceId, fileId, now]);
+    return this.updated(TRASH, [instanceId, fileId, now, ...eventValues()]);
   }
 
   /** Brings a trashed file back as it was (permissions never left); null when it is not in the trash. */
   restore(instanceId: string, fileId: string, now: Date): Promise<FileRecord | null> {
-    return this.updated(RESTORE, [instanceId, fileId, now]);
+    return this.updated(RESTORE, [instanceId, fileId, now, ...eventValues()]);
   }
 
   /**
@@ -298,7 +325,7 @@ export class FileRepository {
    */
   purge(instanceId: string, fileId: string): Promise<FileRecord | null> {
     return this.reads.transaction(instanceId, async (tx) => {
-      const [row] = await tx.prepared<FileRow>(PURGE, [instanceId, fileId]);
+      const [row] = await tx.prepared<FileRow>(PURGE, [instanceId, fileId, ...eventValues()]);
       if (!row) return null;
       await changeFileUsage(tx, instanceId, { files: -1, bytes: -Number(row.size ?? 0) }, this.quotas.bytes);
       return fileRecord(row);
@@ -322,16 +349,25 @@ export class FileRepository {
   }
 
   markDeleted(instanceId: string, fileId: string, now: Date): Promise<FileRecord | null> {
-    return this.updated(MARK_DELETED, [instanceId, fileId, now]);
+    return this.updated(MARK_DELETED, [instanceId, fileId, now, ...eventValues()]);
   }
 
   setPublic(instanceId: string, fileId: string, contentPublic: boolean, now: Date): Promise<FileRecord | null> {
-    return this.updated(SET_PUBLIC, [instanceId, fileId, contentPublic, now]);
+    return this.updated(SET_PUBLIC, [instanceId, fileId, contentPublic, now, ...eventValues()]);
   }
 
   /** Replaces the descriptive metadata (the fileId stays); null when the file is missing. */
   updateMetadata(instanceId: string, fileId: string, metadata: FileMetadata, now: Date): Promise<FileRecord | null> {
-    return this.updated(UPDATE_METADATA, [instanceId, fileId, metadata.name, metadata.tags, metadata.title, metadata.description, now]);
+    return this.updated(UPDATE_METADATA, [
+      instanceId,
+      fileId,
+      metadata.name,
+      metadata.tags,
+      metadata.title,
+      metadata.description,
+      now,
+      ...eventValues(),
+    ]);
   }
 
   /** Grants (or changes) one user's permission on one file; null when the file is missing. */
@@ -437,7 +473,7 @@ export class FileRepository {
     if (fileIds.length === 0) return [];
     const rows = await this.reads.written(
       instanceId,
-      this.sql.prepared<FileRow>(SET_PUBLIC_MANY, [instanceId, fileIds, contentPublic, now]),
+      this.sql.prepared<FileRow>(SET_PUBLIC_MANY, [instanceId, fileIds, contentPublic, now, ...eventValues()]),
     );
     const byId = new Map(rows.map((row) => [row.fileId, fileRecord(row)]));
     return fileIds.flatMap((id) => byId.get(id) ?? []);
@@ -520,6 +556,7 @@ export class FileRepository {
       if (locked.length === 0) return false;
       await removeBytes();
       await tx.count(`DELETE FROM "File" WHERE "instanceId" = $1::uuid AND "fileId" = $2`, [instanceId, fileId]);
+      await writeEvents(tx, instanceId, [{ type: 'file.deleted', object: { fileId } }]);
       return true;
     });
   }
@@ -545,15 +582,21 @@ async function findAllIn(sql: Sql, instanceId: string, ids: string[]): Promise<F
 }
 
 /** Inserts or updates one user's permission on each existing file of `ids`; the ids it touched. */
+const PERMISSION_OBJECT = `jsonb_build_object('fileId', "fileId", 'userId', "userId", 'contentReadable', "contentReadable")`;
+
 async function upsertPermissions(sql: Sql, instanceId: string, ids: string[], userId: string, contentReadable: boolean): Promise<string[]> {
   if (ids.length === 0) return [];
   const rows = await sql.prepared<{ fileId: string }>(
-    `INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
-    SELECT f."instanceId", f."fileId", $3::uuid, $4::boolean
-    FROM "File" f WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($2::text[])
-    ON CONFLICT ("instanceId", "fileId", "userId") DO UPDATE SET "contentReadable" = EXCLUDED."contentReadable"
-    RETURNING "fileId"`,
-    [instanceId, ids, userId, contentReadable],
+    `WITH "shared" AS (
+      INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
+      SELECT f."instanceId", f."fileId", $3::uuid, $4::boolean
+      FROM "File" f WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($2::text[])
+      ON CONFLICT ("instanceId", "fileId", "userId") DO UPDATE SET "contentReadable" = EXCLUDED."contentReadable"
+      RETURNING "fileId", "userId", "contentReadable"
+    ),
+    ${eventCtes('"shared"', `'file.shared'`, PERMISSION_OBJECT, 5)}
+    SELECT "fileId" FROM "shared"`,
+    [instanceId, ids, userId, contentReadable, ...eventValues()],
   );
   return rows.map((row) => row.fileId);
 }
@@ -561,11 +604,15 @@ async function upsertPermissions(sql: Sql, instanceId: string, ids: string[], us
 /** Removes one user's permission on each file of `ids` (a user id that is no uuid holds none). */
 async function deletePermissions(sql: Sql, instanceId: string, ids: string[], userId: string): Promise<void> {
   if (ids.length === 0 || !isUuid(userId)) return;
-  await sql.count(`DELETE FROM "FilePermission" WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) AND "userId" = $3::uuid`, [
-    instanceId,
-    ids,
-    userId,
-  ]);
+  await sql.prepared(
+    `WITH "unshared" AS (
+      DELETE FROM "FilePermission" WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) AND "userId" = $3::uuid
+      RETURNING "fileId", "userId"
+    ),
+    ${eventCtes('"unshared"', `'file.unshared'`, `jsonb_build_object('fileId', "fileId", 'userId', "userId")`, 4)}
+    SELECT count(*) FROM "unshared"`,
+    [instanceId, ids, userId, ...eventValues()],
+  );
 }
 
 /** The ids of the files matching the template, newest lastUpdated first (bulk grants, in their transaction). */

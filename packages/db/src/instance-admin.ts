@@ -148,7 +148,12 @@ export class InstanceAdminRepository {
    * transaction. Not changed: the instance is missing (state null), in another state, or past the end
    * of its grace period. `closeAfter`: when a closing instance is erased (none for the other states).
    */
-  async changeState(address: string, from: InstanceState[], change: StateChange, closeAfter: Date | null = null): Promise<StateChangeResult> {
+  async changeState(
+    address: string,
+    from: InstanceState[],
+    change: StateChange,
+    closeAfter: Date | null = null,
+  ): Promise<StateChangeResult> {
     return transaction(this.db.pool, async (tx) => {
       const [row] = await tx.prepared<{ id: string; address: string }>(STATE_CHANGE, [
         address,

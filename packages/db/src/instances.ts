@@ -39,6 +39,12 @@ export class InstanceRepository {
     return row ?? null;
   }
 
+  /** An instance by id (the webhook job signs with its key). */
+  async findById(id: string): Promise<InstanceRow | null> {
+    const [row] = await this.sql.prepared<InstanceRow>(`SELECT ${INSTANCE_COLUMNS} FROM "Instance" WHERE "id" = $1::uuid`, [id]);
+    return row ?? null;
+  }
+
   /** Which of these addresses an instance holds, or a closed instance held (a sign-up name check). */
   async takenAddresses(addresses: string[]): Promise<string[]> {
     const rows = await this.sql.prepared<{ address: string }>(

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { User, UserKind } from './generated/gateway/client';
+import { eventCtes, eventValues } from './outbox';
 import { isUuid, sqlOn, type Sql } from './sql';
 
 export const USER_COLUMNS = `"id", "instanceId", "username", "email", "fullName", "passwordHash", "kind", "disabled", "createdAt"`;
@@ -9,6 +10,31 @@ export const USER_COLUMNS = `"id", "instanceId", "username", "email", "fullName"
 export const INSERT_USER = `INSERT INTO "User" ("instanceId", "id", "username", "email", "fullName", "passwordHash", "kind", "createdAt")
   VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8::timestamptz)
   ON CONFLICT ("instanceId", "username") DO NOTHING RETURNING ${USER_COLUMNS}`;
+
+const USER_OBJECT = `jsonb_build_object('userId', "id", 'username', "username", 'kind', "kind")`;
+
+/** `INSERT_USER` with its event (outbox.ts): the owner's account is created with its instance, without one. */
+const CREATE_USER = `WITH "created" AS (${INSERT_USER}),
+  ${eventCtes('"created"', `'user.created'`, USER_OBJECT, 9)}
+  SELECT * FROM "created"`;
+
+/** An account changed by `set`; $1 instance, $2 id, then set's values, then the event's from `first` on. */
+const changeUser = (set: string, type: string, first: number) => `WITH "changed" AS (
+    UPDATE "User" SET ${set} WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING ${USER_COLUMNS}
+  ),
+  ${eventCtes('"changed"', type, USER_OBJECT, first)}
+  SELECT * FROM "changed"`;
+
+const SET_DISABLED = changeUser(`"disabled" = $3`, `CASE WHEN $3 THEN 'user.disabled' ELSE 'user.enabled' END`, 4);
+/** The owner's own details are the instance's settings. */
+const UPDATE_DETAILS = changeUser(
+  `"email" = CASE WHEN $4 THEN $3 ELSE "email" END, "fullName" = CASE WHEN $6 THEN $5 ELSE "fullName" END`,
+  `CASE WHEN "kind" = 'owner' THEN 'settings.changed' ELSE 'user.updated' END`,
+  7,
+);
+const DELETE_USER = `WITH "removed" AS (DELETE FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING "id", "username", "kind"),
+  ${eventCtes('"removed"', `'user.deleted'`, USER_OBJECT, 3)}
+  SELECT count(*)::int AS "count" FROM "removed"`;
 
 /**
  * What every authenticated request checks of the account behind its token, and all a gateway caches
@@ -67,7 +93,7 @@ export class UserRepository {
 
   /** Null when the username is taken in this instance. */
   async create(instanceId: string, user: NewUser): Promise<User | null> {
-    const [row] = await this.sql.prepared<User>(INSERT_USER, [
+    const [row] = await this.sql.prepared<User>(CREATE_USER, [
       instanceId,
       randomUUID(),
       user.username,
@@ -76,6 +102,7 @@ export class UserRepository {
       user.passwordHash ?? null,
       user.kind,
       new Date(),
+      ...eventValues(),
     ]);
     return row ?? null;
   }
@@ -89,10 +116,7 @@ export class UserRepository {
   /** Null when no such user. */
   async setDisabled(instanceId: string, id: string, disabled: boolean): Promise<User | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.sql.prepared<User>(
-      `UPDATE "User" SET "disabled" = $3 WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING ${USER_COLUMNS}`,
-      [instanceId, id, disabled],
-    );
+    const [row] = await this.sql.prepared<User>(SET_DISABLED, [instanceId, id, disabled, ...eventValues()]);
     if (!row) return null;
     await this.changed(instanceId);
     return row;
@@ -101,17 +125,22 @@ export class UserRepository {
   /** Sets the e-mail and full name given (null clears one, absent leaves it); null when no such user. */
   async updateDetails(instanceId: string, id: string, details: { email?: string | null; fullName?: string | null }): Promise<User | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.sql.prepared<User>(
-      `UPDATE "User" SET "email" = CASE WHEN $4 THEN $3 ELSE "email" END, "fullName" = CASE WHEN $6 THEN $5 ELSE "fullName" END
-       WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING ${USER_COLUMNS}`,
-      [instanceId, id, details.email ?? null, details.email !== undefined, details.fullName ?? null, details.fullName !== undefined],
-    );
+    const [row] = await this.sql.prepared<User>(UPDATE_DETAILS, [
+      instanceId,
+      id,
+      details.email ?? null,
+      details.email !== undefined,
+      details.fullName ?? null,
+      details.fullName !== undefined,
+      ...eventValues(),
+    ]);
     return row ?? null;
   }
 
   async delete(instanceId: string, id: string): Promise<boolean> {
     if (!isUuid(id)) return false;
-    const count = await this.sql.count(`DELETE FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`, [instanceId, id]);
+    const [row] = await this.sql.prepared<{ count: number }>(DELETE_USER, [instanceId, id, ...eventValues()]);
+    const count = row?.count ?? 0;
     if (count > 0) await this.changed(instanceId);
     return count > 0;
   }

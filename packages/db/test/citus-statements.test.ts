@@ -6,11 +6,13 @@ import pg from 'pg';
 import type { SigningKeys } from '@pds/tokens';
 import {
   databaseChecks,
+  EventRepository,
   FileRepository,
   GatewayDexStateRepository,
   InstanceAdminRepository,
   listenToStatements,
   PortabilityRepository,
+  WebhookRepository,
 } from '@pds/db';
 import { addUser, callerRequests, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
 import { appRecord, installApp, startGatewayWithDex } from '../../../apps/gateway/test/apps-fixtures';
@@ -109,11 +111,32 @@ async function journey(): Promise<void> {
   const notes = await installApp(gw, dex, alice, appRecord('notes'));
   await owner.get('/api/v2.6/applications').expect(200);
   await data(alice, notes, carol);
+  await events(alice, notes);
   await owner.post('/api/v2.6/applications/notes/disable').expect(200);
   await callerRequests(gw.app, bob, bob.address).get('/api/v2.6/data/notes/items').expect(200);
   await operator(bob);
   await portability(alice);
   await workers();
+}
+
+/** Webhooks, the activity log (with the reads written in a batch), and what the delivery job and the sweep send. */
+async function events(alice: SignedUp, notes: { token: string; userId: string }): Promise<void> {
+  const app = callerRequests(gw.app, notes, alice.address);
+  const hook = await app.post('/api/v2.6/applications/notes/webhooks').send({ url: 'https://notes.example/hook' }).expect(201);
+  await app.get('/api/v2.6/applications/notes/webhooks').expect(200);
+  const instanceId = (await gw.db.instance.findUniqueOrThrow({ where: { address: alice.address } })).id;
+  const webhooks = new WebhookRepository(gw.db);
+  await webhooks.due(10);
+  await webhooks.failing(instanceId, hook.body.id, 'retrying', 'journey', new Date());
+  await webhooks.delivered(instanceId, hook.body.id, 1);
+  await app.delete(`/api/v2.6/applications/notes/webhooks/${hook.body.id}`).expect(200);
+  const events = new EventRepository(gw.db);
+  await events.after(instanceId, 0, 10);
+  await events.lastOf([instanceId]);
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  await callerRequests(gw.app, alice, alice.address).get('/api/v2.6/activity?type=record.&take=5').expect(200);
+  await events.instanceIds();
+  await events.sweep(instanceId, new Date(0), 10);
 }
 
 /** An export of alice's instance through its job, imported into a new instance through its job, then the sweep. */

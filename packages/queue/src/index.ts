@@ -9,6 +9,7 @@ export const QUEUE_NAMES = {
   appPush: 'app-push',
   uploadSweep: 'upload-sweep',
   thumbnail: 'thumbnail',
+  webhookDelivery: 'webhook-delivery',
   instancePurge: 'instance-purge',
   exportArchive: 'export-archive',
   importArchive: 'import-archive',
@@ -26,6 +27,8 @@ export interface JobPayloads {
   [QUEUE_NAMES.uploadSweep]: Record<string, never>;
   /** Gateway worker: make the thumbnail of a file that was just completed. */
   [QUEUE_NAMES.thumbnail]: { instanceId: string; address: string; fileId: string };
+  /** Gateway worker: deliver a webhook's owed events, in order (one job per subscription at a time). */
+  [QUEUE_NAMES.webhookDelivery]: { instanceId: string; webhookId: string };
   /** Gateway worker: erase the closing instances whose grace period has ended. */
   [QUEUE_NAMES.instancePurge]: Record<string, never>;
   /** Gateway worker: write the archive of a whole instance (one PortabilityJob row). */
@@ -84,6 +87,8 @@ export interface QueueOptions {
   connection: RedisClient;
   /** Key prefix in Redis; lets tests and clusters share one Redis. */
   prefix?: string;
+  /** The queue's own retry policy, in place of DEFAULT_JOB_OPTIONS (producers only). */
+  jobOptions?: JobsOptions;
 }
 
 /** BullMQ's prefix for these options (hash-tagged on a Redis Cluster, see queueKeyPrefix). */
@@ -101,7 +106,7 @@ export class Producer<N extends QueueName> {
     this.queue = new Queue(name, {
       connection: options.connection,
       prefix: bullPrefix(options),
-      defaultJobOptions: DEFAULT_JOB_OPTIONS,
+      defaultJobOptions: options.jobOptions ?? DEFAULT_JOB_OPTIONS,
     });
     // Without a listener BullMQ prints every connection error with its stack (console.error). Each
     // failure already reaches a caller: an enqueue fails (QueueUnavailableError), a schedule call rejects.

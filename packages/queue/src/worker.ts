@@ -10,12 +10,21 @@ export interface JobLogger {
   error(fields: object, message: string): void;
 }
 
-export function runQueue(name: QueueName, processor: Processor, options: QueueOptions, logger: JobLogger, concurrency = 5): Worker {
+export function runQueue(
+  name: QueueName,
+  processor: Processor,
+  options: QueueOptions,
+  logger: JobLogger,
+  concurrency = 5,
+  /** How long to wait before a retry, for jobs whose backoff type is 'custom'. */
+  backoffStrategy?: (attemptsMade: number) => number,
+): Worker {
   const worker = new Worker(name, processor, {
     connection: options.connection,
     prefix: bullPrefix(options),
     concurrency,
     ...WORKER_OPTIONS,
+    ...(backoffStrategy ? { settings: { backoffStrategy } } : {}),
   });
   worker.on('failed', (job: Job | undefined, error: Error) => {
     // Messages name addresses and statuses, never tokens.

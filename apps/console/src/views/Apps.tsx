@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
 import { toConsoleApp, type AppStatus, type ConsoleApp } from '../apps';
-import { countWords, ScreenTitle, Status } from '../ui';
+import { countWords, ScreenTitle, shortDate, Status } from '../ui';
 
 export async function loadApps(): Promise<ConsoleApp[]> {
   return (await call<Parameters<typeof toConsoleApp>[0][]>('/api/v2.6/applications')).map(toConsoleApp);
@@ -89,6 +89,7 @@ export function Apps() {
                 </div>
               </div>
               {app.description ? <p class="card-text">{app.description}</p> : null}
+              {app.status === 'not set up' ? null : <AppWebhooks appId={app.id} />}
               <div class="actions card-actions">
                 <button type="button" class={next.action === 'setup' ? undefined : 'secondary'} onClick={() => void act(app, next.action)}>
                   {next.label} {app.name}
@@ -104,5 +105,40 @@ export function Apps() {
         })}
       </ul>
     </section>
+  );
+}
+
+interface Webhook {
+  id: string;
+  url: string;
+  state: 'ok' | 'retrying' | 'failed';
+  lastError: string | null;
+  failingSince: string | null;
+  delivered: number;
+}
+
+const HOOK_STATE = { ok: 'delivering', retrying: 'retrying', failed: 'failed: retries gave up after 24 h' };
+
+/** The app's webhook subscriptions and how their deliveries go (none shown for an app not set up). */
+function AppWebhooks({ appId }: { appId: string }) {
+  const [hooks, setHooks] = useState<Webhook[]>([]);
+  useEffect(
+    () => void call<Webhook[]>(`/api/v2.6/applications/${encodeURIComponent(appId)}/webhooks`).then(setHooks, () => undefined),
+    [appId],
+  );
+  if (hooks.length === 0) return null;
+  return (
+    <div class="webhooks">
+      <h3>Webhooks</h3>
+      <ul>
+        {hooks.map((hook) => (
+          <li key={hook.id}>
+            <code>{hook.url}</code> <span class={`badge ${hook.state}`}>{HOOK_STATE[hook.state]}</span>
+            {hook.lastError ? <span class="muted"> · {hook.lastError}</span> : null}
+            {hook.failingSince ? <span class="muted"> · failing since {shortDate(hook.failingSince)}</span> : null}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { json } from '@pds/http';
 import { route, type GatewayRoute } from '../route';
+import { appTokenIssued } from '../events/read-notes';
 import { pushSchema, type DexPushService } from './dex-push';
 import type { ApplicationService } from './service';
 
@@ -97,6 +98,7 @@ export function applicationRoutes(apps: ApplicationService, push: DexPushService
       responses: {
         200: { description: 'The app token (in the body only)', body: z.object({ accessToken: z.string(), userId: z.uuid() }) },
       },
+      read: appTokenIssued,
       handle: async ({ tenant, caller, params }) => json(await apps.accessToken(tenant, caller, params)),
     }),
     // The login page's last step: the app token and the address to send it to, refused for a redirect
@@ -116,6 +118,7 @@ export function applicationRoutes(apps: ApplicationService, push: DexPushService
           body: z.object({ accessToken: z.string(), userId: z.uuid(), redirect: z.url() }),
         },
       },
+      read: appTokenIssued,
       handle: async ({ tenant, caller, params, query }) => json(await apps.loginRedirect(tenant, caller, { ...params, ...query })),
     }),
     route({

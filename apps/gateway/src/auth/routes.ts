@@ -9,6 +9,7 @@ import type { ResolvedInstance } from '../instances/registry';
 import { requireOpenTo } from '../instances/state';
 import { requestToken } from '../pipeline';
 import { route, type GatewayRoute } from '../route';
+import { loginTried } from '../events/read-notes';
 import type { LoginService } from './login';
 import type { AuthService } from './service';
 
@@ -59,6 +60,7 @@ export function authRoutes(auth: AuthService, logins: LoginService, pages: Conso
       description: 'Rate limited per client and instance (429 with Retry-After). The token is also in the X-Auth-Token response header.',
       headers: credentials,
       responses: { 200: { description: 'A token for the account', body: tokenBody } },
+      read: loginTried,
       handle: ({ tenant, client, req }) =>
         login(tenant, client.ip, header(req, 'username'), header(req, 'password') ?? header(req, 'pass')),
     }),

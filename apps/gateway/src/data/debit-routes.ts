@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { json } from '@pds/http';
 import { route, type GatewayRoute } from '../route';
+import { debitValuesRead } from '../events/read-notes';
 import { bundleSchema } from './bundle-input';
 import type { BundleService } from './bundles';
 import type { DebitService } from './debits';
@@ -132,6 +133,7 @@ export function debitRoutes(debits: DebitService, bundles: BundleService): Gatew
       description: HOLDER,
       params: debitParams,
       responses: { 200: { description: 'The values', body: z.looseObject({ bundle: values }) } },
+      read: debitValuesRead,
       handle: async ({ tenant, caller, params }) => json(await debits.values(tenant, caller, params)),
     }),
   ];

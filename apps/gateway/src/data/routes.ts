@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { json } from '@pds/http';
 import { route, type GatewayRoute } from '../route';
+import { recordsRead } from '../events/read-notes';
 import { listQuery, MAX_RECORDS_PER_REQUEST, parseRecordIds, tableParams } from './input';
 import type { DataService } from './service';
 
@@ -67,6 +68,7 @@ export function dataRoutes(data: DataService): GatewayRoute[] {
       description: ACCESS,
       params: z.object({ recordId: z.string() }),
       responses: { 200: { description: 'The record', body: recordBody } },
+      read: recordsRead,
       async handle({ tenant, caller, params }) {
         const [recordId] = parseRecordIds({ records: params.recordId });
         return json(await data.get(tenant, caller, { recordId: recordId as string }));
@@ -119,6 +121,7 @@ export function dataRoutes(data: DataService): GatewayRoute[] {
       params: tableParams,
       query: listQuery,
       responses: { 200: records },
+      read: recordsRead,
       handle: async ({ tenant, caller, params, query }) => json(await data.list(tenant, caller, { table: params, query })),
     }),
     route({

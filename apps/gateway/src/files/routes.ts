@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { json, redirect } from '@pds/http';
 import { route, type GatewayRoute } from '../route';
+import { fileContentRead } from '../events/read-notes';
 import { ARCHIVE_PATH, type ArchiveService } from './archive';
 import {
   archiveSchema,
@@ -125,6 +126,7 @@ export function fileRoutes(files: FileService, archives: ArchiveService): Gatewa
       description: 'Needs a token unless the file is public.',
       params: fileParams,
       responses: { 303: { description: 'Location: the signed download address' } },
+      read: fileContentRead,
       handle: async ({ tenant, caller, params }) => redirect(await files.contentAddress(tenant, caller, params)),
     }),
     route({

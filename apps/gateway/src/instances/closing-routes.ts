@@ -12,7 +12,8 @@ const closeState = z.object({
   state: z.enum(['active', 'suspended', 'closing']),
   closeAfter: z.iso.datetime().optional().describe('While closing: when the instance and all its data are erased'),
 });
-const view = (state: CloseState) => (state.closeAfter ? { state: state.state, closeAfter: state.closeAfter.toISOString() } : { state: state.state });
+const view = (state: CloseState) =>
+  state.closeAfter ? { state: state.state, closeAfter: state.closeAfter.toISOString() } : { state: state.state };
 
 export function closingRoutes(closing: ClosingService): GatewayRoute[] {
   return [

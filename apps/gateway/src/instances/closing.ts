@@ -38,7 +38,8 @@ export class ClosingService {
     requireOwner(caller);
     await this.deps.passwordLimit.consume(`${tenant.instance.id}:${client.ip}`);
     const owner = await this.deps.users.findById(tenant.instance.id, caller.user.id);
-    if (!owner?.passwordHash || !(await verifyPassword(input.password, owner.passwordHash))) throw ApiError.forbidden('The password is not right: the instance stays open');
+    if (!owner?.passwordHash || !(await verifyPassword(input.password, owner.passwordHash)))
+      throw ApiError.forbidden('The password is not right: the instance stays open');
     return this.start(tenant.instance.address, ['active'], 'owner', 'closed by its owner');
   }
 
@@ -52,7 +53,12 @@ export class ClosingService {
     requireOwner(caller);
     const { address } = tenant.instance;
     const at = this.deps.clock();
-    const result = await this.deps.instances.changeState(address, ['closing'], { state: 'active', reason: 'closing cancelled by its owner', actor: 'owner', at });
+    const result = await this.deps.instances.changeState(address, ['closing'], {
+      state: 'active',
+      reason: 'closing cancelled by its owner',
+      actor: 'owner',
+      at,
+    });
     if (!result.changed) throw ApiError.conflict(`The instance ${address} is not closing, or its grace period has ended`);
     await this.deps.registry.changed(address);
     return { state: 'active' };

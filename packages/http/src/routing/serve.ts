@@ -7,7 +7,7 @@ import type { Logger } from '@pds/runtime';
 import { parseInput } from '../validate';
 import { sendError, sendReply } from './render';
 import { checkTarget, readJsonBody, targetOf } from './request';
-import type { AnyRoute } from './route';
+import type { AnyRoute, Reply, RouteInput } from './route';
 
 /** A pipeline's answer for a request that is not this route's to serve (express then tries what follows). */
 export const PASS: unique symbol = Symbol('pass to the next handler');
@@ -18,6 +18,16 @@ export const PASS: unique symbol = Symbol('pass to the next handler');
  */
 export interface Pipeline<Ctx = unknown> {
   prepare(req: IncomingMessage, res: ServerResponse, route: AnyRoute, query: ParsedUrlQuery): Promise<Ctx | typeof PASS>;
+  /**
+   * Runs the handler inside whatever the application keeps per request (the gateway: who makes its
+   * changes, and what it read), given the route and its parsed input.
+   */
+  around?(
+    context: Ctx,
+    route: AnyRoute,
+    input: RouteInput<Ctx, unknown, unknown, unknown>,
+    handle: () => Promise<Reply | undefined>,
+  ): Promise<Reply | undefined>;
 }
 
 /** Serves `req` with `route`; resolves false when the pipeline passed it on, unanswered. */
@@ -49,7 +59,8 @@ export async function serveRoute(
       const body = await readJsonBody(req);
       input.body = route.body ? parseInput(route.body, body ?? {}) : body;
     }
-    const reply = await route.handle(input);
+    const handle = () => route.handle(input);
+    const reply = await (pipeline.around ? pipeline.around(context, route, input, handle) : handle());
     if (reply) sendReply(res, reply);
   } catch (error) {
     sendError(res, error, logger);

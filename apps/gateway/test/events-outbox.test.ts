@@ -1,0 +1,122 @@
+// The outbox: every change writes its events in its own statement, numbered without gaps per instance.
+import { randomUUID } from 'node:crypto';
+import { EventRepository } from '@pds/db';
+import { callerRequests } from '../../../test/support/gateway';
+import { useGateway } from '../../../test/support/use-gateway';
+import { sweepActivity } from '../src/jobs/activity-sweep';
+import { uploadFile } from './files-support';
+
+const { gw, owners, users } = useGateway({ owners: ['alice', 'bob'], users: { carol: 'alice' } });
+const { alice, bob } = owners;
+const { carol } = users;
+
+const as = (who: { token: string }, host = alice.address) => callerRequests(gw.app, who, host);
+
+async function eventsOf(address: string) {
+  const instance = await gw.db.instance.findUniqueOrThrow({ where: { address } });
+  const rows = await gw.db.event.findMany({ where: { instanceId: instance.id }, orderBy: { seq: 'asc' } });
+  return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
+}
+
+describe('the outbox', () => {
+  it('writes one event per changed record, with the actor and the client address', async () => {
+    await as(alice).post('/api/v2.6/data-grants').send({ userId: carol.userId, namespace: 'fitness', access: 'write' }).expect(201);
+    const before = (await eventsOf(alice.address)).length;
+    const created = await as(carol)
+      .post('/api/v2.6/data/fitness/steps')
+      .send([{ n: 1 }, { n: 2 }])
+      .expect(201);
+    const ids = created.body.map((r: { recordId: string }) => r.recordId);
+    await as(alice)
+      .put('/api/v2.6/data')
+      .send([{ recordId: ids[0], endpoint: 'fitness/steps', data: { n: 3 } }])
+      .expect(201);
+    await as(alice).delete(`/api/v2.6/data?records=${ids[1]}`).expect(200);
+
+    const events = (await eventsOf(alice.address)).slice(before);
+    expect(events.map((e) => [e.type, e.actorKind, e.actorId, e.object])).toEqual([
+      ['record.created', 'user', carol.userId, { namespace: 'fitness', endpoint: 'steps', recordId: expect.any(String) }],
+      ['record.created', 'user', carol.userId, { namespace: 'fitness', endpoint: 'steps', recordId: expect.any(String) }],
+      ['record.updated', 'owner', alice.userId, { namespace: 'fitness', endpoint: 'steps', recordId: ids[0] }],
+      ['record.deleted', 'owner', alice.userId, { namespace: 'fitness', endpoint: 'steps', recordId: ids[1] }],
+    ]);
+    expect(new Set(events.slice(0, 2).map((e) => (e.object as { recordId: string }).recordId))).toEqual(new Set(ids));
+    expect(events.every((e) => typeof e.address === 'string' && e.at instanceof Date)).toBe(true);
+  });
+
+  it('numbers the events of each instance without gaps, also under concurrent writes', async () => {
+    await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        as(n % 2 ? alice : bob, n % 2 ? alice.address : bob.address)
+          .post('/api/v2.6/data/test/race')
+          .send({ n }),
+      ),
+    );
+    for (const address of [alice.address, bob.address]) {
+      const seqs = (await eventsOf(address)).map((e) => e.seq);
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+      const instance = await gw.db.instance.findUniqueOrThrow({ where: { address } });
+      const counter = await gw.db.eventCounter.findUniqueOrThrow({ where: { instanceId: instance.id } });
+      expect(Number(counter.last)).toBe(seqs.length);
+    }
+  });
+
+  it('writes no event for a change refused or changing nothing', async () => {
+    const before = await eventsOf(alice.address);
+    await as(alice)
+      .post('/api/v2.6/data/test/bad')
+      .send([{ ok: 1 }, 'text'])
+      .expect(400);
+    const missing = await as(alice).delete(`/api/v2.6/data?records=${randomUUID()}`);
+    expect(missing.status).toBeGreaterThanOrEqual(400);
+    expect(await eventsOf(alice.address)).toEqual(before);
+  });
+
+  it('records file changes: uploaded, completed, shared, made public, deleted', async () => {
+    const before = (await eventsOf(alice.address)).length;
+    const file = await uploadFile(gw, alice, { name: 'a.txt', source: 'test' });
+    await as(alice).get(`/api/v2.6/files/allowAccess/${file.fileId}/${carol.userId}?content=true`).expect(200);
+    await as(alice).get(`/api/v2.6/files/allowAccessPublic/${file.fileId}`).expect(200);
+    await as(alice).delete(`/api/v2.6/files/file/${file.fileId}`).expect(200);
+    const events = (await eventsOf(alice.address)).slice(before);
+    expect(events.map((e) => e.type)).toEqual(['file.uploaded', 'file.completed', 'file.shared', 'file.public', 'file.deleted']);
+    expect(events.every((e) => (e.object as { fileId: string }).fileId === file.fileId)).toBe(true);
+  });
+});
+
+describe('retention', () => {
+  it('sweeps events and reads older than ACTIVITY_RETENTION_DAYS, and nothing newer', async () => {
+    const instance = await gw.db.instance.findUniqueOrThrow({ where: { address: bob.address } });
+    const events = new EventRepository(gw.db);
+    const old = new Date(Date.now() - 91 * 24 * 3600 * 1000);
+    await events.addReads([
+      {
+        instanceId: instance.id,
+        type: 'file.content',
+        actorKind: 'owner',
+        actorId: null,
+        object: { fileId: 'old' },
+        address: null,
+        at: old,
+      },
+      {
+        instanceId: instance.id,
+        type: 'file.content',
+        actorKind: 'owner',
+        actorId: null,
+        object: { fileId: 'new' },
+        address: null,
+        at: new Date(),
+      },
+    ]);
+    const [first] = await eventsOf(bob.address);
+    await gw.db.event.update({ where: { instanceId_seq: { instanceId: instance.id, seq: first!.seq } }, data: { at: old } });
+    const before = (await eventsOf(bob.address)).length;
+
+    expect(await sweepActivity(events, 90, new Date())).toBeGreaterThanOrEqual(1);
+    expect((await eventsOf(bob.address)).map((e) => e.seq)).not.toContain(first!.seq);
+    expect(await eventsOf(bob.address)).toHaveLength(before - 1);
+    const reads = await gw.db.readActivity.findMany({ where: { instanceId: instance.id } });
+    expect(reads.map((r) => r.object)).toEqual([{ fileId: 'new' }]);
+  });
+});

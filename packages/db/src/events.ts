@@ -1,0 +1,136 @@
+// Reading the outbox (event stream, webhooks), the reads the owner's activity log keeps, and the log's
+// queries and retention. The outbox itself is written by the change statements (outbox.ts).
+import type { GatewayDb } from './clients';
+import type { ActorKind } from './outbox';
+import { sqlOn, type Sql } from './sql';
+
+export interface StoredEvent {
+  seq: number;
+  type: string;
+  actorKind: ActorKind;
+  actorId: string | null;
+  object: Record<string, unknown>;
+  at: Date;
+}
+
+/** A read the owner's activity log keeps (file content served, records read, log-ins …). */
+export interface ReadEntry {
+  instanceId: string;
+  type: string;
+  actorKind: ActorKind;
+  actorId: string | null;
+  object: Record<string, unknown>;
+  address: string | null;
+  at: Date;
+}
+
+export interface ActivityEntry extends Omit<ReadEntry, 'instanceId'> {
+  /** `change` from the outbox, `read` from the reads kept. */
+  kind: 'change' | 'read';
+}
+
+export interface ActivityQuery {
+  since?: Date;
+  until?: Date;
+  actorId?: string;
+  /** An exact type, or a prefix ending in "." (`record.` for every record event). */
+  type?: string;
+  take: number;
+}
+
+const EVENT_COLUMNS = `"seq"::int8::text AS "seq", "type", "actorKind", "actorId", "object", "at"`;
+
+type EventRow = Omit<StoredEvent, 'seq'> & { seq: string };
+const toEvent = (row: EventRow): StoredEvent => ({ ...row, seq: Number(row.seq) });
+
+export class EventRepository {
+  private readonly sql: Sql;
+
+  constructor(db: GatewayDb) {
+    this.sql = sqlOn(db.pool);
+  }
+
+  /** The instance's events after `seq`, oldest first. */
+  async after(instanceId: string, seq: number, limit: number): Promise<StoredEvent[]> {
+    const rows = await this.sql.prepared<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM "Event" WHERE "instanceId" = $1::uuid AND "seq" > $2 ORDER BY "seq" LIMIT $3`,
+      [instanceId, seq, limit],
+    );
+    return rows.map(toEvent);
+  }
+
+  /** The last event number of each instance given that has one (0 for none yet). */
+  async lastOf(instanceIds: string[]): Promise<Map<string, number>> {
+    const rows = await this.sql.prepared<{ instanceId: string; last: string }>(
+      `SELECT "instanceId", "last"::text AS "last" FROM "EventCounter" WHERE "instanceId" = ANY($1::uuid[])`,
+      [instanceIds],
+    );
+    return new Map(rows.map((row) => [row.instanceId, Number(row.last)]));
+  }
+
+  /** Writes reads of any instances in one statement (the gateway batches them: events/reads.ts). */
+  async addReads(entries: ReadEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.sql.prepared(
+      `INSERT INTO "ReadActivity" ("instanceId", "type", "actorKind", "actorId", "object", "address", "at")
+       SELECT (r->>'instanceId')::uuid, r->>'type', r->>'actorKind', (r->>'actorId')::uuid, r->'object', r->>'address', (r->>'at')::timestamptz
+       FROM jsonb_array_elements($1::jsonb) AS t(r)`,
+      [JSON.stringify(entries)],
+    );
+  }
+
+  /** The owner's activity log: changes and reads, newest first, filtered as asked. */
+  async activity(instanceId: string, query: ActivityQuery): Promise<ActivityEntry[]> {
+    const values = [instanceId, query.since ?? null, query.until ?? null, query.actorId ?? null, query.type ?? null, query.take];
+    // A type ending in "." is a prefix: `type LIKE 'record.%'`; the escape keeps "_" literal.
+    const filter = `"instanceId" = $1::uuid AND ($2::timestamptz IS NULL OR "at" >= $2) AND ($3::timestamptz IS NULL OR "at" < $3)
+      AND ($4::uuid IS NULL OR "actorId" = $4::uuid)
+      AND ($5::text IS NULL OR "type" = $5 OR (right($5, 1) = '.' AND starts_with("type", $5)))`;
+    return this.sql.prepared<ActivityEntry>(
+      `(SELECT 'change' AS "kind", "type", "actorKind", "actorId", "object", "address", "at" FROM "Event" WHERE ${filter} ORDER BY "at" DESC LIMIT $6)
+       UNION ALL
+       (SELECT 'read' AS "kind", "type", "actorKind", "actorId", "object", "address", "at" FROM "ReadActivity" WHERE ${filter} ORDER BY "at" DESC LIMIT $6)
+       ORDER BY "at" DESC LIMIT $6`,
+      values,
+    );
+  }
+
+  /** Every instance's id, for the sweep to go through one instance at a time. */
+  async instanceIds(): Promise<string[]> {
+    return (await this.sql.prepared<{ id: string }>(`SELECT "id" FROM "Instance" ORDER BY "id"`, [])).map((row) => row.id);
+  }
+
+  /**
+   * Removes the instance's reads and events older than `before`, at most `limit` of each per call (the
+   * sweep calls again while it removes a full batch). Events are the outbox too: a webhook or stream
+   * further behind than the retention starts again at the oldest kept.
+   */
+  async sweep(instanceId: string, before: Date, limit: number): Promise<number> {
+    const [row] = await this.sql.prepared<{ count: number }>(
+      `WITH "oldReads" AS (
+         DELETE FROM "ReadActivity" WHERE "instanceId" = $1::uuid AND "id" IN (
+           SELECT "id" FROM "ReadActivity" WHERE "instanceId" = $1::uuid AND "at" < $2::timestamptz LIMIT $3)
+         RETURNING "id"
+       ), "oldEvents" AS (
+         DELETE FROM "Event" WHERE "instanceId" = $1::uuid AND "seq" IN (
+           SELECT "seq" FROM "Event" WHERE "instanceId" = $1::uuid AND "at" < $2::timestamptz LIMIT $3)
+         RETURNING "seq"
+       )
+       SELECT greatest((SELECT count(*) FROM "oldReads"), (SELECT count(*) FROM "oldEvents"))::int AS "count"`,
+      [instanceId, before, limit],
+    );
+    return row?.count ?? 0;
+  }
+}
+
+/** Of `fileIds`, those the account may see: it uploaded them or holds a permission on them. */
+export async function filesVisibleTo(db: GatewayDb, instanceId: string, userId: string, fileIds: string[]): Promise<Set<string>> {
+  if (fileIds.length === 0) return new Set();
+  const rows = await sqlOn(db.pool).prepared<{ fileId: string }>(
+    `SELECT f."fileId" FROM "File" f WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($3::text[])
+       AND (f."uploaderId" = $2::uuid OR EXISTS (SELECT 1 FROM "FilePermission" p
+         WHERE p."instanceId" = f."instanceId" AND p."fileId" = f."fileId" AND p."userId" = $2::uuid))`,
+    [instanceId, userId, fileIds],
+  );
+  return new Set(rows.map((row) => row.fileId));
+}

@@ -1,0 +1,76 @@
+// The transactional outbox. Every change statement carries the CTEs below, so the change and its events
+// are one statement: there is no moment between them for a crash to fall into. Each event takes the next
+// number of its instance's counter row, bumped in the same statement; the row stays locked until commit,
+// so numbers are gap-free and become visible in order (a reader resuming "after seq N" misses nothing).
+// The price is that changes of one instance commit one after another; docs/events.md has the figures.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Sql } from './sql';
+
+export type ActorKind = 'owner' | 'user' | 'application' | 'system';
+
+/** Who makes the changes of the current request, and from where (the gateway's pipeline sets it). */
+export interface Actor {
+  kind: ActorKind;
+  /** The account's id; absent for the system (jobs, dex pushes). */
+  id?: string;
+  /** The client address, for the owner's activity log. */
+  address?: string;
+}
+
+const SYSTEM: Actor = { kind: 'system' };
+
+// Ambient rather than a parameter: every write of every repository needs it, and threading it through
+// each signature would change every service for a value only the outbox reads.
+const current = new AsyncLocalStorage<Actor>();
+
+/** Runs `work` with its changes attributed to `actor`. */
+export function actingAs<T>(actor: Actor, work: () => T): T {
+  return current.run(actor, work);
+}
+
+/** The actor of the change being made: the request's, or the system outside one. */
+export function currentActor(): Actor {
+  return current.getStore() ?? SYSTEM;
+}
+
+/**
+ * The CTEs that write one event per row of `source` (a CTE or row source of the same statement, whose
+ * rows `type` and `object` are SQL expressions over). `$1` must be the instance id; the actor and the
+ * time are the four parameters from `$first` on: pass `eventValues()` there.
+ */
+export function eventCtes(source: string, type: string, object: string, first: number): string {
+  const [kind, id, address, at] = [first, first + 1, first + 2, first + 3].map((n) => `$${n}`);
+  return `"ev" AS (SELECT row_number() OVER () AS "n", ${type} AS "type", ${object} AS "object" FROM ${source}),
+  "evSeq" AS (
+    INSERT INTO "EventCounter" ("instanceId", "last") SELECT $1::uuid, count(*) FROM "ev" HAVING count(*) > 0
+    ON CONFLICT ("instanceId") DO UPDATE SET "last" = "EventCounter"."last" + EXCLUDED."last"
+    RETURNING "last"
+  ),
+  "evOut" AS (
+    INSERT INTO "Event" ("instanceId", "seq", "type", "actorKind", "actorId", "object", "address", "at")
+    SELECT $1::uuid, s."last" - (SELECT count(*) FROM "ev") + e."n", e."type", ${kind}, ${id}::uuid, e."object", ${address}, ${at}::timestamptz
+    FROM "ev" e CROSS JOIN "evSeq" s
+    RETURNING "seq"
+  )`;
+}
+
+/** The four values `eventCtes` reads: the current actor and the time. */
+export function eventValues(): unknown[] {
+  const actor = currentActor();
+  return [actor.kind, actor.id ?? null, actor.address ?? null, new Date()];
+}
+
+/** A change's event as code names it, for changes made by several statements in one transaction. */
+export interface NewEvent {
+  type: string;
+  object: Record<string, unknown>;
+}
+
+const INSERT_EVENTS = `WITH ${eventCtes(`jsonb_array_elements($2::jsonb) AS j("e")`, `j."e"->>'type'`, `j."e"->'object'`, 3)}
+  SELECT count(*)::int AS "count" FROM "evOut"`;
+
+/** Writes events inside the transaction `tx` of their change (nothing for an empty list). */
+export async function writeEvents(tx: Sql, instanceId: string, events: NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await tx.prepared(INSERT_EVENTS, [instanceId, JSON.stringify(events), ...eventValues()]);
+}
