@@ -665,6 +665,8 @@ describeBrowser('web console in Chromium', () => {
       state.closeAfter,
     );
     await page.getByText(shown).waitFor();
+    // The data can still be taken out before the erasure.
+    await page.getByRole('button', { name: 'Prepare a download of all my data' }).waitFor();
     await watch.screen(page, 'closing');
     // Nothing else answers any more, and the console shows the closing screen again after a reload.
     expect(

@@ -1,4 +1,5 @@
-// `node dist/worker.js`: the gateway's job worker (dex registration, upload sweep).
+// `node dist/worker.js`: the gateway's job worker (dex registration, upload sweep, thumbnails, exports
+// and imports, the purge of closed instances).
 import { configOrExit } from '@pds/config';
 import { createLogger, runProcess, setHeapGrowth } from '@pds/runtime';
 import { startGatewayWorker } from './worker';

@@ -156,6 +156,15 @@ describe('instances', () => {
     expect((await gw.db.instance.findUnique({ where: { address: bob.address } }))?.closeAfter).toBeNull();
   });
 
+  it("closes a suspended instance too, and the owner's cancel leaves it suspended", async () => {
+    await operator().post(`/instances/${carol.address}/suspend`).send({ reason: 'abuse report 18' }).expect(200);
+    await operator().post(`/instances/${carol.address}/close`).send({ reason: 'abuse confirmed' }).expect(200);
+    const cancelled = await callerRequests(gw.app, carol, carol.address).post('/api/v2.6/instance/close/cancel').expect(200);
+    expect(cancelled.body).toEqual({ state: 'suspended' });
+    await callerRequests(gw.app, carol, carol.address).get('/api/v2.6/data/notes/items').expect(423);
+    await operator().post(`/instances/${carol.address}/resume`).send({ reason: 'cleared' }).expect(200);
+  });
+
   it('refuses bad input with 400 naming the field, and changes nothing', async () => {
     for (const query of ['state=gone', 'take=0', 'take=501', 'skip=-1']) {
       expect((await operator().get(`/instances?${query}`).expect(400)).body.error).toBe('Bad Request');

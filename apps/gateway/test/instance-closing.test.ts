@@ -3,14 +3,14 @@
 // flow), the owner's own log-in still reads the grace date and cancels, and cancelling restores
 // everything with the tokens issued before. The erasure after the grace period: test/instance-purge.test.ts.
 import type { RequestListener } from 'node:http';
-import { Redis } from 'ioredis';
 import request from 'supertest';
-import { createGatewayDb } from '@pds/db';
-import { createLogger } from '@pds/runtime';
-import { createApp } from '@pds/gateway';
-import { requireEnv, type SignedUp } from '../../../test/support/gateway';
+import { objectKey } from '@pds/storage';
+import type { SignedUp } from '../../../test/support/gateway';
 import { useGateway } from '../../../test/support/use-gateway';
 import { appRecord, installApp } from './apps-fixtures';
+import { exportKey } from '../src/portability/keys';
+import { getBytes, uploadFile } from './files-support';
+import { peerGateway } from './peer-gateway';
 
 const CLOSE = '/api/v2.6/instance/close';
 const DAY_MS = 24 * 3600 * 1000;
@@ -23,40 +23,19 @@ const { gw, dex, owners, users } = useGateway({
 });
 const { alice, bob } = owners;
 let app: { token: string };
+/** The object key of a file of alice's, uploaded before the closing. */
+let file: string;
 let peer: RequestListener;
 const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   app = await installApp(gw, dex, alice, appRecord('notes'));
-  peer = peerGateway();
+  file = objectKey(alice.address, (await uploadFile(gw, alice, { name: 'kept.txt', source: 'closing' })).fileId);
+  peer = peerGateway(gw, closers);
 });
 afterAll(async () => {
   for (const close of closers) await close();
 });
-
-/** A second gateway of the same cluster (same database and Redis channel), with caches of its own. */
-function peerGateway(): RequestListener {
-  const db = createGatewayDb(gw.databaseUrl, { max: 2 });
-  const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
-  const subscriber = redis.duplicate();
-  closers.push(async () => {
-    subscriber.disconnect();
-    redis.disconnect();
-    await db.$disconnect();
-  });
-  return createApp({
-    config: gw.config,
-    db,
-    redis,
-    subscriber,
-    logger: createLogger({ level: 'silent' }),
-    masterKey: gw.config.MASTER_KEY as Buffer,
-    dexRegistration: gw.dexRegistration,
-    clock: gw.clock,
-    redisPrefix: gw.redisPrefix,
-    blobStore: gw.blobStore,
-  }).app;
-}
 
 const as = (server: RequestListener, who: { token: string }, address = alice.address) => ({
   get: (path: string) => request(server).get(path).set('Host', address).set('X-Auth-Token', who.token),
@@ -124,6 +103,27 @@ describe('closing', () => {
       expect(state.body).toEqual({ state: 'closing', closeAfter: expect.any(String) });
     }
     expect((await as(gw.app, alice).post(CLOSE).send({ password: alice.password })).status).toBe(410);
+  });
+
+  it('lets the owner export their data during the grace period, and serves a closing instance no other bytes', async () => {
+    const started = await as(gw.app, alice).post('/api/v2.6/export').expect(202);
+    expect((await as(gw.app, alice).get('/api/v2.6/export').expect(200)).body).toHaveLength(1);
+    await as(gw.app, alice).get(`/api/v2.6/export/${started.body.exportId}`).expect(200);
+    for (const who of [users.carol, app]) expect((await as(gw.app, who).get('/api/v2.6/export')).status).toBe(410);
+    // The archive's signed address still works; a file's, signed before the closing, does not.
+    const archive = exportKey(alice.address, 'e0000000-0000-4000-8000-000000000000');
+    await gw.blobStore.write(
+      archive,
+      (async function* () {
+        yield Buffer.from('the archive');
+      })(),
+    );
+    const signing = { ttlSeconds: 60, baseUrl: `http://${alice.address}` };
+    const download = await getBytes(gw, await gw.blobStore.presignGet(archive, signing));
+    expect([download.status, download.body.toString()]).toEqual([200, 'the archive']);
+    const refused = new URL(await gw.blobStore.presignGet(file, signing));
+    const res = await request(gw.app).get(refused.pathname).set('Host', alice.address);
+    expect([res.status, res.body]).toEqual([410, { error: 'Gone', message: expect.stringMatching(/being closed/) }]);
   });
 
   it('cancels: every gateway serves everyone again, with the tokens issued before', async () => {

@@ -4,23 +4,12 @@
 // every gateway of the cluster refuses from the next request (the cached instance is invalidated).
 import { randomBytes } from 'node:crypto';
 import type { RequestListener } from 'node:http';
-import { Redis } from 'ioredis';
 import request from 'supertest';
-import { createGatewayDb } from '@pds/db';
-import { createLogger } from '@pds/runtime';
-import { createApp } from '@pds/gateway';
 import type { SigningKeys } from '@pds/tokens';
 import { staticDexKey } from '../src/apps/dex-keys';
-import {
-  addUser,
-  requireEnv,
-  signUp,
-  startTestGateway,
-  STRONG_PASSWORD,
-  type SignedUp,
-  type TestGateway,
-} from '../../../test/support/gateway';
+import { addUser, signUp, startTestGateway, STRONG_PASSWORD, type SignedUp, type TestGateway } from '../../../test/support/gateway';
 import { appRecord, dexKeyPair, push, pushToken } from './apps-fixtures';
+import { peerGateway } from './peer-gateway';
 import { call, FILES, putBytes, uploadFile } from './files-support';
 
 const TOKEN = randomBytes(32).toString('hex');
@@ -42,36 +31,12 @@ beforeAll(async () => {
   const file = await uploadFile(gw, alice, { name: 'open.txt', source: 'state' });
   publicFile = file.fileId;
   await call(gw, 'get', `/allowAccessPublic/${publicFile}`, alice).expect(200);
-  peer = peerGateway();
+  peer = peerGateway(gw, closers);
 });
 afterAll(async () => {
   for (const close of closers) await close();
   await gw.close();
 });
-
-/** A second gateway of the same cluster (same database and Redis channel), with a cache of its own. */
-function peerGateway(): RequestListener {
-  const db = createGatewayDb(gw.databaseUrl, { max: 2 });
-  const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
-  const subscriber = redis.duplicate();
-  closers.push(async () => {
-    subscriber.disconnect();
-    redis.disconnect();
-    await db.$disconnect();
-  });
-  return createApp({
-    config: gw.config,
-    db,
-    redis,
-    subscriber,
-    logger: createLogger({ level: 'silent' }),
-    masterKey: gw.config.MASTER_KEY as Buffer,
-    dexRegistration: gw.dexRegistration,
-    clock: gw.clock,
-    redisPrefix: gw.redisPrefix,
-    blobStore: gw.blobStore,
-  }).app;
-}
 
 /** Resolves once `app` answers `status` to a validation of `who`'s token; fails after 1 s. */
 async function answers(app: RequestListener, who: SignedUp, status: number): Promise<void> {

@@ -32,7 +32,6 @@ export function referencingFirst(tables: { name: string; references: string[] }[
   const order: string[] = [];
   const placed = new Set<string>();
   const visiting = new Set<string>();
-  const byName = new Map(tables.map((t) => [t.name, t]));
   // Depth-first: a table is placed after every table that references it.
   const referencedBy = (name: string) => tables.filter((t) => t.references.includes(name)).map((t) => t.name);
   const place = (name: string) => {
@@ -43,7 +42,7 @@ export function referencingFirst(tables: { name: string; references: string[] }[
     placed.add(name);
     order.push(name);
   };
-  for (const name of byName.keys()) place(name);
+  for (const table of tables) place(table.name);
   return order;
 }
 

@@ -89,13 +89,17 @@ export class WebhookRepository {
     );
   }
 
-  /** Moves the cursor on to `seq` (never back) and clears a failure. */
-  async delivered(instanceId: string, id: string, seq: number): Promise<void> {
-    await this.sql.count(
-      `UPDATE "Webhook" SET "deliveredSeq" = GREATEST("deliveredSeq", $3), "state" = 'ok', "lastError" = NULL, "failingSince" = NULL
-       WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`,
-      [instanceId, id, seq],
+  /**
+   * Moves the cursor from `from` on to `to` and clears a failure; false when the cursor was no longer at
+   * `from` (another run of the job got further, after a worker lost its lock): the caller stops there.
+   */
+  async advance(instanceId: string, id: string, from: number, to: number): Promise<boolean> {
+    const moved = await this.sql.count(
+      `UPDATE "Webhook" SET "deliveredSeq" = $4, "state" = 'ok', "lastError" = NULL, "failingSince" = NULL
+       WHERE "instanceId" = $1::uuid AND "id" = $2::uuid AND "deliveredSeq" = $3`,
+      [instanceId, id, from, to],
     );
+    return moved > 0;
   }
 
   /** Notes a failed try: `retrying` from its first failure on, or `failed` for good. */

@@ -128,7 +128,7 @@ async function events(alice: SignedUp, notes: { token: string; userId: string })
   const webhooks = new WebhookRepository(gw.db);
   await webhooks.due(10);
   await webhooks.failing(instanceId, hook.body.id, 'retrying', 'journey', new Date());
-  await webhooks.delivered(instanceId, hook.body.id, 1);
+  await webhooks.advance(instanceId, hook.body.id, 0, 1);
   await app.delete(`/api/v2.6/applications/notes/webhooks/${hook.body.id}`).expect(200);
   const events = new EventRepository(gw.db);
   await events.after(instanceId, 0, 10);

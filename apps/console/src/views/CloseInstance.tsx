@@ -1,10 +1,12 @@
 // Owner only: closing the instance (its erasure) and, while it is closing, the one screen the console
-// still shows — the date everything is erased, and the cancel. The server refuses every other call then.
+// still shows — the date everything is erased, the download of all the data, and the cancel. The
+// server refuses every other call then.
 import { useState } from 'preact/hooks';
 import { call, errorText } from '../api';
 import { href } from '../router';
 import { endSession } from '../session';
 import { ScreenTitle, Status } from '../ui';
+import { DownloadAll } from './Portability';
 
 export const CLOSE = '/api/v2.6/instance/close';
 
@@ -101,6 +103,7 @@ export function Closing({ state, onCancelled }: { state: CloseState; onCancelled
         </p>
         <p>Changed your mind? Cancel before then and everything works again, for you, your apps and the people you shared with.</p>
       </div>
+      <DownloadAll />
       <Status {...status} />
       <div class="actions">
         <button type="button" onClick={() => void cancel()}>

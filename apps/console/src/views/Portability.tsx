@@ -55,7 +55,8 @@ export function Portability() {
   );
 }
 
-function DownloadAll() {
+/** Also on the closing screen: the owner may take their data out during the grace period. */
+export function DownloadAll() {
   const [exports, setExports] = useState<ExportJob[]>();
   const [status, setStatus] = useState<{ message?: string; error?: string }>({});
   const load = async () => {
@@ -93,8 +94,8 @@ function DownloadAll() {
     <div class="panel portability">
       <h3>Download all my data</h3>
       <p class="muted">
-        One archive (.tar.gz) of everything this data store keeps for you: your files, your data records with their links, bundles,
-        data debits, apps and accounts — never a password or a key. It stays available for two days.
+        One archive (.tar.gz) of everything this data store keeps for you: your files, your data records with their links, bundles, data
+        debits, apps and accounts — never a password or a key. It stays available for two days.
       </p>
       {running ? (
         <div>
@@ -128,7 +129,9 @@ function DownloadAll() {
                 ) : job.status === 'ready' ? (
                   <span class="muted">Archive of {formatDate(job.createdAt)}: expired</span>
                 ) : (
-                  <span class="error">Archive of {formatDate(job.createdAt)} failed: {job.error}</span>
+                  <span class="error">
+                    Archive of {formatDate(job.createdAt)} failed: {job.error}
+                  </span>
                 )}
                 {job.expiresAt && job.downloadUrl && <span class="muted"> — until {formatDate(job.expiresAt)}</span>}
               </li>
@@ -174,8 +177,8 @@ function ImportArchive() {
     <div class="panel portability">
       <h3>Import an archive</h3>
       <p class="muted">
-        Moving here from another data store? Import the archive you downloaded there. This works on a new, empty data store only;
-        accounts come back disabled and apps wait for you to set them up again.
+        Moving here from another data store? Import the archive you downloaded there. This works on a new, empty data store only; accounts
+        come back disabled and apps wait for you to set them up again.
       </p>
       <label for="import-file">Archive (.tar.gz)</label>
       <input

@@ -8,6 +8,8 @@ import { ApiError } from '@pds/http';
 import { BLOB_ROUTE, BlobTooLargeError, SSE_HEADER, SSE_VALUE, type LocalBlobStore } from '@pds/storage';
 import type { FileService } from '../files/service';
 import type { ResolvedInstance } from '../instances/registry';
+import { CLOSING_MESSAGE } from '../instances/state';
+import { isExportKey } from '../portability/keys';
 import { route, type GatewayRoute } from '../route';
 
 const REFUSED = 'The signed address is invalid or has expired';
@@ -109,13 +111,17 @@ export function blobRoutes(store: LocalBlobStore, files: UploadTargets): Gateway
       method: 'get',
       path: `${BLOB_ROUTE}/:token`,
       access: 'instance',
+      whileClosing: true,
       tag: 'files',
       summary: "A file's bytes",
       description: SIGNED,
       params: tokenParams,
       responses: { 200: { description: 'The bytes, with the content type given at upload', contentType: 'application/octet-stream' } },
       async handle({ tenant, params, req, res }) {
-        const blob = await store.read(grantedKey(store, tenant, params.token, 'GET'));
+        const key = grantedKey(store, tenant, params.token, 'GET');
+        // A closing instance serves only its owner's export (its address comes from an owner-only call).
+        if (tenant.instance.state === 'closing' && !isExportKey(tenant.instance.address, key)) throw ApiError.gone(CLOSING_MESSAGE);
+        const blob = await store.read(key);
         if (!blob) throw ApiError.notFound('There is no content at this address');
         res.setHeader('Content-Type', blob.contentType);
         // Served from the instance's own origin: an uploaded page must not run scripts there.

@@ -52,7 +52,7 @@ export function closingRoutes(closing: ClosingService): GatewayRoute[] {
       tag,
       summary: 'Stop closing the instance before its grace date: it serves everyone again, with the tokens issued before',
       responses: {
-        200: { description: 'Active again', body: closeState },
+        200: { description: 'Active again (suspended, when the operator closed a suspended instance)', body: closeState },
         409: { description: 'The instance is not closing, or its grace period has ended' },
       },
       handle: async ({ tenant, caller }) => json(view(await closing.cancel(tenant, caller))),

@@ -48,20 +48,26 @@ export class ClosingService {
     return this.start(address, ['active', 'suspended'], 'operator', reason);
   }
 
-  /** The owner stops the closing before the grace date: everything is served again, tokens included. */
+  /**
+   * The owner stops the closing before the grace date: the instance is what it was before, with the
+   * tokens issued before — active, or suspended when the operator closed a suspended instance (a
+   * cancel must not lift a suspension).
+   */
   async cancel(tenant: ResolvedInstance, caller: Caller): Promise<CloseState> {
     requireOwner(caller);
-    const { address } = tenant.instance;
+    const { address, id } = tenant.instance;
+    const [closing, before] = await this.deps.instances.history(id);
+    const state = closing?.state === 'closing' && before?.state === 'suspended' ? 'suspended' : 'active';
     const at = this.deps.clock();
     const result = await this.deps.instances.changeState(address, ['closing'], {
-      state: 'active',
+      state,
       reason: 'closing cancelled by its owner',
       actor: 'owner',
       at,
     });
     if (!result.changed) throw ApiError.conflict(`The instance ${address} is not closing, or its grace period has ended`);
     await this.deps.registry.changed(address);
-    return { state: 'active' };
+    return { state };
   }
 
   async status(tenant: ResolvedInstance, caller: Caller): Promise<CloseState> {

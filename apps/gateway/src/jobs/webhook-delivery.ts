@@ -5,7 +5,9 @@
 // to WEBHOOK_MAX_BACKOFF, until 24 h after the first failure, when the subscription is marked failed
 // (the owner sees it). The cursor lives in the database, so a worker killed mid-delivery loses nothing:
 // its job is picked up again (packages/queue WORKER_OPTIONS) and the event in flight is sent again, with
-// the same Idempotency-Key (at least once).
+// the same Idempotency-Key (at least once). The cursor moves only from where this run found it, so a run
+// that overlaps another (a worker whose lock lapsed while it still ran) stops after its first repeat
+// instead of sending the rest again out of order.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import type { Job } from 'bullmq';
@@ -81,10 +83,13 @@ export function webhookDeliveryProcessor(deps: WebhookDeliveryDeps) {
           if (givingUp) return;
           throw error;
         }
-        await deps.webhooks.delivered(instanceId, webhookId, event.seq);
+        if (!(await deps.webhooks.advance(instanceId, webhookId, cursor, event.seq))) return;
+        cursor = event.seq;
       }
-      cursor = page[page.length - 1]!.seq;
-      await deps.webhooks.delivered(instanceId, webhookId, cursor);
+      // Past the events passed over at the end of the page.
+      const last = page[page.length - 1]!.seq;
+      if (last > cursor && !(await deps.webhooks.advance(instanceId, webhookId, cursor, last))) return;
+      cursor = last;
     }
   };
 }

@@ -7,6 +7,11 @@ export function exportKey(address: string, exportId: string): string {
   return `${address}/.exports/${exportId}.tar.gz`;
 }
 
+/** Whether a key is an export's archive: the one object a closing instance still serves its owner. */
+export function isExportKey(address: string, key: string): boolean {
+  return key.startsWith(`${address}/.exports/`);
+}
+
 /** An import's uploaded archive. */
 export function importKey(address: string, importId: string): string {
   return `${address}/.imports/${importId}.tar.gz`;

@@ -53,6 +53,9 @@ export function portabilityRoutes(portability: PortabilityService): GatewayRoute
       method: 'post',
       path: EXPORT_PATH,
       access: 'owner',
+      // This and the two reads below: the owner may still take their data out while the instance is
+      // closing (instances/closing.ts).
+      whileClosing: true,
       tag,
       summary: 'Start an export of the whole instance (one running at a time)',
       responses: { 202: { description: 'The export, running', body: exportBody }, 409: { description: 'An export is running already' } },
@@ -62,6 +65,7 @@ export function portabilityRoutes(portability: PortabilityService): GatewayRoute
       method: 'get',
       path: EXPORT_PATH,
       access: 'owner',
+      whileClosing: true,
       tag,
       summary: 'The exports of this instance, newest first',
       responses: { 200: { description: 'The exports', body: z.array(exportBody) } },
@@ -71,6 +75,7 @@ export function portabilityRoutes(portability: PortabilityService): GatewayRoute
       method: 'get',
       path: `${EXPORT_PATH}/:exportId`,
       access: 'owner',
+      whileClosing: true,
       tag,
       summary: 'An export: progress, and the download address once ready',
       params: exportParams,
