@@ -1,7 +1,7 @@
 // `pnpm start`: the whole cluster on one machine. With no DATABASE_URL it runs embedded PostgreSQL in
 // DATA_DIR; it uses REDIS_CLUSTER_NODES (a Redis Cluster) or REDIS_URL, or a local Redis, or starts
-// redis-server from PATH; then it applies
-// migrations and runs gateway, dex and their workers in this process. Ctrl-C (or SIGTERM) stops everything
+// redis-server from PATH; mail goes to SMTP_URL, or to a local catcher that prints each message here;
+// then it applies migrations and runs gateway, dex and their workers in this process. Ctrl-C (or SIGTERM) stops everything
 // gracefully, the embedded database last.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { ensureConsoleBuilt } from './lib/console';
 import { ensureDatabase, ensurePostgres, redact, withDatabase } from './lib/postgres';
 import { migrate } from './lib/prisma';
 import { ensureRedis } from './lib/redis';
+import { startSmtpCatcher, type CaughtMail } from './lib/smtp-catcher';
 
 // Every long-running process sets the V8 heap's growth itself (see @pds/runtime heap.ts for why).
 setHeapGrowth();
@@ -111,6 +112,11 @@ async function start(): Promise<Stoppable> {
     const redis = process.env.REDIS_CLUSTER_NODES ? undefined : await ensureRedis(process.env.REDIS_URL);
     if (redis) closers.push(() => redis.stop());
 
+    // No relay configured: mail (password resets) is caught here, printed, and kept in DATA_DIR/mail.
+    const mailDir = path.join(dataDir, 'mail');
+    const catcher = process.env.SMTP_URL ? undefined : await startSmtpCatcher({ onMail: (mail) => keepMail(mailDir, mail) });
+    if (catcher) closers.push(() => catcher.stop());
+
     const config = loadConfigFor('cluster', {
       PUBLIC_URL_SCHEME: 'http',
       PUBLIC_PORT: port,
@@ -121,6 +127,7 @@ async function start(): Promise<Stoppable> {
       DATABASE_URL: databaseUrl,
       DEX_DATABASE_URL: dexDatabaseUrl,
       ...(redis ? { REDIS_URL: redis.url } : {}),
+      ...(catcher ? { SMTP_URL: catcher.url } : {}),
       // Its own key prefix, kept with its data: counters and queues start afresh with a new DATA_DIR, and
       // never mix with another start's (or the tests') on a shared Redis.
       QUEUE_PREFIX: kept(dataDir, 'QUEUE_PREFIX', 'queue-prefix', () => `pds-${randomBytes(4).toString('hex')}`),
@@ -157,6 +164,7 @@ PDS cluster running (Ctrl-C stops it)
   }
   postgres  ${postgres.origin} ${redact(withDatabase(postgres.adminUrl, ''))}
   redis     ${redis ? `${redis.origin} ${redis.url} (keys under ${config.QUEUE_PREFIX}:)` : `cluster ${config.REDIS_CLUSTER_NODES?.join(',')} (keys under ${config.QUEUE_PREFIX}: and {${config.QUEUE_PREFIX}}:)`}
+  mail      ${catcher ? `caught at ${catcher.url}, printed here and kept in ${mailDir} (set SMTP_URL to send it)` : 'sent to SMTP_URL'}
   data      ${dataDir} (files: ${config.STORAGE})
 
 Sign up an instance:
@@ -168,6 +176,14 @@ Sign up an instance:
     await stop();
     throw new Error(`pnpm start failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
+}
+
+/** A caught mail, as a person reads it: in the terminal, and as a text file (newest name last) in `folder`. */
+function keepMail(folder: string, mail: CaughtMail): void {
+  const text = `To: ${mail.to.join(', ')}\nSubject: ${mail.subject}\n\n${mail.text.trim()}\n`;
+  console.log(`\n--- mail\n${text}---\n`);
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  writeFileSync(path.join(folder, `${new Date().toISOString().replace(/[:.]/g, '-')}.txt`), text, { mode: 0o600 });
 }
 
 runProcess(start);

@@ -5,7 +5,9 @@
 // archive into it (encrypting, one fsync); the baseline, always `tar -czf` (gzip's default level, 6;
 // `--level` sets the product's), reads plain files and writes a plain .tar.gz, timed with and without an
 // fsync of its output. Each export runs in a child process of its own, so its peak RSS minus its RSS
-// before the export is what the export added.
+// before the export is what the export added. Then one import's reading of that archive (verify, then read
+// back with every file written into the store and records gathered in batches, as the import job does
+// without its database), in a child of its own too: its speed over the same input and its RSS growth.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { LocalBlobStore } from '@pds/storage';
 import type { ExportRecord, ExportUser } from '../../apps/gateway/src/portability/format';
+import { readArchive, verifyArchive } from '../../apps/gateway/src/portability/reader';
 import { storeArchive, type FileToExport } from '../../apps/gateway/src/portability/writer';
 
 const MiB = 1024 * 1024;
@@ -130,6 +133,7 @@ async function exportOnce(plan: Plan): Promise<void> {
       })(),
       apps: empty,
       bundles: empty,
+      combinators: empty,
       debits: empty,
       files,
       records,
@@ -140,6 +144,36 @@ async function exportOnce(plan: Plan): Promise<void> {
   // maxRSS is in KiB: the peak of the whole process, reached during the export.
   const peak = process.resourceUsage().maxRSS * 1024;
   process.stdout.write(JSON.stringify({ ms, bytes, rssBefore, peak }));
+}
+
+/**
+ * In the child: the import job's reading of the archive just exported, without its database: the whole
+ * archive verified (every SHA-256), then read again with each file's bytes written back into the store
+ * and the records gathered in batches of 500 as the restore writes them. Prints its figures as JSON.
+ */
+async function importOnce(plan: Plan): Promise<void> {
+  const store = new LocalBlobStore({
+    dir: path.join(plan.dir, 'blobs'),
+    masterKey: Buffer.from(plan.masterKey, 'hex'),
+    maxBytes: Infinity,
+  });
+  const archive = async function* () {
+    const blob = await store.read(`${ADDRESS}/exports/bench.tar.gz`);
+    if (!blob) throw new Error('no archive to import');
+    yield* blob.stream as AsyncIterable<Buffer>;
+  };
+  const rssBefore = process.memoryUsage.rss();
+  const started = performance.now();
+  const report = await verifyArchive(archive());
+  if (!report.ok) throw new Error(`the archive does not verify: ${report.message}`);
+  let batch: unknown[] = [];
+  for await (const part of readArchive(archive())) {
+    if (part.kind === 'file' && part.content) await store.write(`${ADDRESS}/imported/${part.file.fileId}`, part.content);
+    if (part.kind === 'record') batch.push(part.record);
+    if (batch.length >= 500) batch = [];
+  }
+  const ms = performance.now() - started;
+  process.stdout.write(JSON.stringify({ ms, rssBefore, peak: process.resourceUsage().maxRSS * 1024 }));
 }
 
 /**
@@ -162,6 +196,7 @@ function timed(run: () => void): { ms: number; cpu: number } {
 
 async function main(): Promise<void> {
   if (process.argv[2] === '--child') return exportOnce(JSON.parse(process.env.EXPORT_BENCH_PLAN as string) as Plan);
+  if (process.argv[2] === '--import-child') return importOnce(JSON.parse(process.env.EXPORT_BENCH_PLAN as string) as Plan);
   const mib = arg('mib', 256);
   const level = arg('level', 6);
   const rounds = arg('rounds', 3);
@@ -172,6 +207,7 @@ async function main(): Promise<void> {
     plan.files.reduce((sum, f) => sum + f.size, 0) + (records ? statSync(path.join(plan.dir, 'plain', 'records.ndjson')).size : 0);
   const product: { ms: number; cpu: number; bytes: number; growth: number }[] = [];
   const tar: { ms: number; cpu: number; synced: number; bytes: number }[] = [];
+  let imported: { ms: number; growth: number } | undefined;
   try {
     for (let round = 0; round < rounds; round++) {
       // Dirty pages of the previous run would otherwise be written back during this one.
@@ -198,6 +234,16 @@ async function main(): Promise<void> {
         `round ${round + 1}: product ${figures.ms.toFixed(0)} ms (${cpu.toFixed(1)} s CPU), tar -czf ${ms.toFixed(0)} ms (${tarCpu.toFixed(1)} s CPU; with sync ${synced.toFixed(0)} ms)`,
       );
     }
+    execFileSync('sync');
+    const child = spawnSync(process.execPath, [...process.execArgv, __filename, '--import-child'], {
+      env: { ...process.env, EXPORT_BENCH_PLAN: JSON.stringify(plan) },
+      encoding: 'utf8',
+      maxBuffer: 1024 * 1024,
+    });
+    if (child.status !== 0) throw new Error(`import child failed: ${String(child.stderr)}`);
+    const figures = JSON.parse(String(child.stdout)) as { ms: number; rssBefore: number; peak: number };
+    imported = { ms: figures.ms, growth: figures.peak - figures.rssBefore };
+    console.error(`import (verify, then read back into the store; no database): ${figures.ms.toFixed(0)} ms`);
   } finally {
     rmSync(plan.dir, { recursive: true, force: true });
   }
@@ -221,6 +267,8 @@ async function main(): Promise<void> {
     archiveMiB: +(median(product.map((p) => p.bytes)) / MiB).toFixed(1),
     tarArchiveMiB: +(median(tar.map((t) => t.bytes)) / MiB).toFixed(1),
     rssGrowthMiB: +(Math.max(...product.map((p) => p.growth)) / MiB).toFixed(1),
+    importMBps: imported ? +mbps(imported.ms).toFixed(1) : undefined,
+    importRssGrowthMiB: imported ? +(imported.growth / MiB).toFixed(1) : undefined,
   };
   console.log(JSON.stringify(summary, null, 2));
 }

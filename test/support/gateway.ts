@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { loadConfigFor, type Env, type GatewayConfig } from '@pds/config';
 import { createLogger } from '@pds/runtime';
-import { dexRegistrationProducer, portabilityProducers, thumbnailProducer, type Producer } from '@pds/queue';
+import { dexRegistrationProducer, mailProducer, portabilityProducers, thumbnailProducer, type Producer } from '@pds/queue';
 import { createApp, type Gateway, type GatewayDeps } from '@pds/gateway';
 // The root package does not depend on @pds/storage; the gateway resolves it as a workspace package.
 import { createBlobStore, type BlobStore } from '../../packages/storage/src';
@@ -27,6 +27,8 @@ export interface TestGateway extends Gateway {
   dexRegistration: Producer<'dex-registration'>;
   /** Where completed images ask for thumbnails; a test that wants them runs the job over `redisPrefix`. */
   thumbnails: Producer<'thumbnail'>;
+  /** Where mail jobs go; a test that wants them sent runs the job over `redisPrefix` (test/support/mailbox.ts). */
+  mailQueue: Producer<'mail'>;
   /** Where exports and imports ask for their jobs; a test that wants them runs the jobs over `redisPrefix`. */
   portability: ReturnType<typeof portabilityProducers>;
   databaseUrl: string;
@@ -70,6 +72,7 @@ export async function startTestGateway(
   const redisPrefix = `test-${randomBytes(6).toString('hex')}`;
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: redisPrefix });
   const thumbnails = thumbnailProducer({ connection: redis, prefix: redisPrefix });
+  const mailQueue = mailProducer({ connection: redis, prefix: redisPrefix });
   const portability = portabilityProducers({ connection: redis, prefix: redisPrefix });
   const clock = testClock();
   const blobStore = await createBlobStore(config);
@@ -82,6 +85,7 @@ export async function startTestGateway(
     masterKey: config.MASTER_KEY,
     dexRegistration,
     thumbnails,
+    mail: mailQueue,
     portability,
     clock,
     redisPrefix,
@@ -97,6 +101,7 @@ export async function startTestGateway(
     redisPrefix,
     dexRegistration,
     thumbnails,
+    mailQueue,
     portability,
     databaseUrl: database.url,
     blobStore,
@@ -106,6 +111,8 @@ export async function startTestGateway(
       await dexRegistration.close();
       await thumbnails.queue.obliterate({ force: true }).catch(() => undefined);
       await thumbnails.close();
+      await mailQueue.queue.obliterate({ force: true }).catch(() => undefined);
+      await mailQueue.close();
       for (const producer of [portability.exports, portability.imports]) {
         await producer.queue.obliterate({ force: true }).catch(() => undefined);
         await producer.close();

@@ -58,11 +58,14 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** Logs in with username and password (headers, URL-encoded as the original's clients send them). */
-export async function logIn(username: string, password: string): Promise<void> {
+/**
+ * Logs in with username and password (headers, URL-encoded as the original's clients send them), and the
+ * second-factor code when the account has one (a 401 whose message asks for it says so).
+ */
+export async function logIn(username: string, password: string, totp?: string): Promise<void> {
   const { accessToken } = await call<{ accessToken: string }>('/users/access_token', {
     anonymous: true,
-    headers: { username: encodeURIComponent(username), password: encodeURIComponent(password) },
+    headers: { username: encodeURIComponent(username), password: encodeURIComponent(password), ...(totp ? { 'X-Totp': totp } : {}) },
   });
   keepToken(accessToken);
 }

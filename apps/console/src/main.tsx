@@ -1,5 +1,5 @@
-// The instance console: log in, then files, apps, data, data debits, users and the public profile (and,
-// from it, closing the instance); #/hatlogin for apps.
+// The instance console: log in (or recover a forgotten password), then files, apps, data, data debits, users, the
+// public profile (and, from it, closing the instance), your data and the account's security; #/hatlogin for apps.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { BrandMark } from './icons';
@@ -18,6 +18,8 @@ import { Login } from './views/Login';
 import { Portability } from './views/Portability';
 import { Profile } from './views/Profile';
 import { Trash } from './views/Trash';
+import { Forgot, PASSWORD_SET, PASSWORD_SET_NOTICE, Reset } from './views/Recovery';
+import { Security } from './views/Security';
 import { Users } from './views/Users';
 
 function useSession() {
@@ -61,10 +63,18 @@ function App() {
       </main>
     );
   }
+  // The forgotten-password pages work with or without a session (a reset link may open in any tab).
+  if (screen === 'forgot' || (screen === 'reset' && rest[0])) {
+    return (
+      <main id="main" class="narrow">
+        {screen === 'forgot' ? <Forgot /> : <Reset token={rest[0] as string} />}
+      </main>
+    );
+  }
   if (!session) {
     return (
       <main id="main" class="narrow">
-        <Login />
+        <Login notice={route.query.has(PASSWORD_SET) ? PASSWORD_SET_NOTICE : undefined} />
       </main>
     );
   }
@@ -92,6 +102,7 @@ function App() {
     ['activity', 'Activity', owner],
     ['profile', 'Profile', owner],
     ['your-data', 'Your data', owner],
+    ['security', 'Security', session.scope !== 'application'],
   ];
   const content =
     screen === 'files' && rest[0] ? (
@@ -116,6 +127,8 @@ function App() {
       <CloseInstance onClosed={setClosing} />
     ) : screen === 'your-data' && owner ? (
       <Portability />
+    ) : screen === 'security' ? (
+      <Security />
     ) : (
       <p>
         Nothing here. <a href={href('files')}>Go to your files</a>.

@@ -146,3 +146,26 @@ export function SidePanel({
     </aside>
   );
 }
+
+/** A labelled password box; `autocomplete` tells password managers whether it is the current or a new one. */
+export function PasswordField(props: {
+  label: string;
+  name: string;
+  autocomplete: 'current-password' | 'new-password';
+  value: string;
+  onValue: (value: string) => void;
+}) {
+  return (
+    <label>
+      {props.label}
+      <input
+        name={props.name}
+        type="password"
+        autocomplete={props.autocomplete}
+        required
+        value={props.value}
+        onInput={(e) => props.onValue(e.currentTarget.value)}
+      />
+    </label>
+  );
+}

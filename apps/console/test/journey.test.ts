@@ -244,6 +244,49 @@ describeBrowser('web console in Chromium', () => {
     expect(published.profile.map((record) => record.data)).toEqual([{ personal: { firstName: 'Alice' } }]);
   });
 
+  it('downloads all of the owner’s data, and imports that archive into a new, empty data store', async () => {
+    await owner.getByRole('link', { name: 'Your data' }).click();
+    await owner.getByRole('heading', { name: 'Your data' }).waitFor();
+    await owner.getByRole('button', { name: 'Prepare a download of all my data' }).click();
+    const link = owner.getByRole('link', { name: /^Download the archive of/ });
+    await link.waitFor({ timeout: 60_000 });
+    await watch.screen(owner, 'your-data');
+    // The bytes as the link hands them out (a fresh signed address per click).
+    const { token } = await apiOwner();
+    const exports = (await (await fetch(`${alice}/api/v2.6/export`, { headers: { 'X-Auth-Token': token } })).json()) as {
+      downloadUrl: string;
+    }[];
+    const archive = Buffer.from(await (await fetch(exports[0]?.downloadUrl as string)).arrayBuffer());
+    expect(archive.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+
+    const signedUp = await fetch(`${product.clusterUrl}/api/signup`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fullName: 'New Home',
+        username: 'newhome',
+        email: 'newhome@example.com',
+        pass: PASSWORD,
+        passRepeat: PASSWORD,
+      }),
+    });
+    expect(signedUp.status).toBe(201);
+    const mover = await watch.newPage(await browser.newContext({ viewport: DESKTOP }));
+    await mover.goto(`${product.instanceUrl('newhome')}/#/your-data`);
+    await logIn(mover, 'newhome', PASSWORD);
+    await mover.getByRole('heading', { name: 'Your data' }).waitFor();
+    await mover.getByLabel('Archive (.tar.gz)').setInputFiles({ name: 'alice.tar.gz', mimeType: 'application/gzip', buffer: archive });
+    // The outcome, whichever it is (a refusal's words say why).
+    const outcome = mover.locator('.portability .status').filter({ hasText: /Imported|refused|wrong|not|could/ });
+    await outcome.waitFor({ timeout: 60_000 });
+    expect(await outcome.innerText()).toMatch(/^Imported 2 accounts, 1 bundle, \d+ files and \d+ records?\.$/);
+    await watch.screen(mover, 'your-data-imported');
+    await mover.getByRole('link', { name: 'Files' }).click();
+    await mover.getByRole('heading', { name: 'Files' }).waitFor();
+    await mover.locator('.file-list .file-name').first().waitFor();
+    await mover.context().close();
+  });
+
   it('pages through 250 more files with the total shown, sorts them, and acts on several at once', async () => {
     const api = await apiOwner();
     // Sizes 2…251 bytes: bulk-001 is the smallest file of all.

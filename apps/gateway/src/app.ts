@@ -19,7 +19,9 @@ import {
   UsageRepository,
   PortabilityRepository,
   InstanceRepository,
+  PasswordResetRepository,
   ReadRouting,
+  TotpRepository,
   UserRepository,
   WebhookRepository,
   type GatewayDb,
@@ -36,7 +38,9 @@ import { DexPushService } from './apps/dex-push';
 import { ApplicationService } from './apps/service';
 import { AccountCache } from './auth/accounts';
 import { LoginService } from './auth/login';
+import { PasswordService } from './auth/password-service';
 import { AuthService } from './auth/service';
+import { TotpService } from './auth/totp';
 import { consolePages } from './console';
 import { Cors } from './cors';
 import { DataAccessPolicy } from './data/access';
@@ -63,6 +67,7 @@ import { ClosingService } from './instances/closing';
 import { Invalidation } from './instances/invalidation';
 import { SharedRecentWrites } from './instances/recent-writes';
 import { InstanceRegistry } from './instances/registry';
+import { Mailer, type MailQueue } from './mail/mailer';
 import { addressOfHost } from './instances/tenancy';
 import { GatewayPipeline } from './pipeline';
 import { gatewayReadiness } from './readiness';
@@ -78,6 +83,8 @@ export interface GatewayDeps {
   logger: Logger;
   masterKey: Buffer;
   dexRegistration: DexRegistrationQueue;
+  /** Where mail goes (the worker sends it); without it password resets and other mail answer 503. */
+  mail?: MailQueue;
   /** Where completed images are sent for a thumbnail (the worker makes them); without it none are made. */
   thumbnails?: ThumbnailQueue;
   /** Where export and import jobs are asked for (the worker runs them); without them neither starts (503). */
@@ -111,6 +118,8 @@ export interface Gateway {
   registry: InstanceRegistry;
   auth: AuthService;
   signup: SignupService;
+  /** The mail port: any feature queues a message with `mail.enqueue({ to, subject, text, html })`. */
+  mail: Mailer;
   /** Ends the open event streams (at shutdown: they would hold the server open). */
   endStreams(): void;
   /** Ends the streams and writes the reads still waiting; after the server has closed. */
@@ -158,7 +167,22 @@ export function createApp(deps: GatewayDeps): Gateway {
     durationSeconds: config.LOGIN_RATE_WINDOW,
     keyPrefix: `${redisPrefix}:login`,
   });
-  const logins = new LoginService(auth, loginLimit);
+  const totp = new TotpService(new TotpRepository(db), users, deps.masterKey, clock, loginLimit);
+  const logins = new LoginService(auth, loginLimit, totp);
+  const mail = new Mailer(deps.mail);
+  const passwords = new PasswordService(users, new PasswordResetRepository(db, accountsChanged), auth, mail, clock, {
+    client: new RateLimit(deps.redis, {
+      points: config.RESET_RATE_LIMIT,
+      durationSeconds: config.RESET_RATE_WINDOW,
+      keyPrefix: `${redisPrefix}:reset`,
+    }),
+    // One instance may be asked for from many addresses; its owner's mailbox is what this protects.
+    instance: new RateLimit(deps.redis, {
+      points: config.RESET_RATE_LIMIT * 10,
+      durationSeconds: config.RESET_RATE_WINDOW,
+      keyPrefix: `${redisPrefix}:reset-instance`,
+    }),
+  });
   const signupLimit = new RateLimit(deps.redis, {
     points: config.SIGNUP_RATE_LIMIT,
     durationSeconds: config.SIGNUP_RATE_WINDOW,
@@ -236,6 +260,8 @@ export function createApp(deps: GatewayDeps): Gateway {
     registry,
     auth,
     logins,
+    passwords,
+    totp,
     pages,
     localStore: deps.blobStore instanceof LocalBlobStore ? deps.blobStore : undefined,
     files: fileService,
@@ -305,7 +331,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     endStreams();
     await readLog.close();
   };
-  return { app: dispatcher, express: app, routes, admin, registry, auth, signup, endStreams, close };
+  return { app: dispatcher, express: app, routes, admin, registry, auth, signup, mail, endStreams, close };
 
   function addressOfRequest(req: Request): string {
     return addressOfHost(clientOf(req, trust).host);

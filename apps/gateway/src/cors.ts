@@ -17,6 +17,7 @@ export const CORS_ALLOWED_HEADERS = [
   'username',
   'password',
   'pass',
+  'X-Totp',
   'x-amz-server-side-encryption',
 ];
 const EXPOSED = 'X-Auth-Token,X-Request-Id';

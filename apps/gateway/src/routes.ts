@@ -6,9 +6,12 @@ import type { LocalBlobStore } from '@pds/storage';
 import type { DexPushService } from './apps/dex-push';
 import { applicationRoutes } from './apps/routes';
 import type { ApplicationService } from './apps/service';
+import { accountRoutes } from './auth/account-routes';
 import type { LoginService } from './auth/login';
+import type { PasswordService } from './auth/password-service';
 import { authRoutes } from './auth/routes';
 import type { AuthService } from './auth/service';
+import type { TotpService } from './auth/totp';
 import { blobRoutes } from './blobs/routes';
 import type { ConsolePages } from './console';
 import { combinatorRoutes } from './data/combinator-routes';
@@ -57,6 +60,8 @@ export interface RouteServices {
   registry: InstanceRegistry;
   auth: AuthService;
   logins: LoginService;
+  passwords: PasswordService;
+  totp: TotpService;
   pages: ConsolePages | undefined;
   /** The local store, whose signed addresses the gateway serves; none with S3 (the store serves them). */
   localStore: LocalBlobStore | undefined;
@@ -88,6 +93,7 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     openApiRoute('public', () => gatewayOpenApi()),
     ...signupRoutes(s.signup, s.registry, s.auth, { signup: s.signupLimit, check: s.signupCheckLimit }),
     ...authRoutes(s.auth, s.logins, s.pages),
+    ...accountRoutes(s.auth, s.passwords, s.totp),
     ...(s.localStore ? blobRoutes(s.localStore, uploadTargets(s)) : []),
     ...userRoutes(s.users),
     ...closingRoutes(s.closing),

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { GatewayConfig } from '@pds/config';
 import { createGatewayDb, databaseChecks, disconnectOnFailure, poolUse } from '@pds/db';
 import { boundPort, closeServer, createLogger, flushLogs, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
-import { dexRegistrationProducer, portabilityProducers, redisTarget, requestRedis, thumbnailProducer } from '@pds/queue';
+import { dexRegistrationProducer, mailProducer, portabilityProducers, redisTarget, requestRedis, thumbnailProducer } from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
 import { createApp, type Gateway } from './app';
 
@@ -27,6 +27,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   const redis = requestRedis(redisTarget(config));
   const dexRegistration = dexRegistrationProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
   const thumbnails = thumbnailProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
+  const mail = mailProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
   const portability = portabilityProducers({ connection: redis, prefix: config.QUEUE_PREFIX });
   // Cache invalidation between gateways (instances/invalidation.ts) needs a connection of its own.
   const subscriber = redis.duplicate();
@@ -35,6 +36,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     await metrics?.close();
     await dexRegistration.close();
     await thumbnails.close();
+    await mail.close();
     await portability.exports.close();
     await portability.imports.close();
     subscriber.disconnect();
@@ -59,6 +61,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
       masterKey: config.MASTER_KEY,
       dexRegistration,
       thumbnails,
+      mail,
       portability,
       blobStore,
       metrics: metrics?.metrics,

@@ -1,7 +1,7 @@
-// Runs the gateway's jobs (dex registration, upload sweep, thumbnails, purge of closed instances, exports and imports,
-// webhook deliveries, the activity sweep) until `close()`. It holds the gateway
+// Runs the gateway's jobs (dex registration, upload sweep, thumbnails, mail, purge of closed instances,
+// exports and imports, webhook deliveries, the activity sweep) until `close()`. It holds the gateway
 // database and blob store only: dex's database and key belong to dex's worker.
-import type { GatewayWorkerConfig } from '@pds/config';
+import { instanceUrl, type GatewayWorkerConfig } from '@pds/config';
 import {
   createGatewayDb,
   databaseChecks,
@@ -10,8 +10,10 @@ import {
   FileRepository,
   GatewayDexStateRepository,
   InstanceErasureRepository,
+  PasswordResetRepository,
   PortabilityRepository,
   poolUse,
+  UserRepository,
 } from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import {
@@ -35,12 +37,14 @@ import { instancePurgeProcessor } from './jobs/instance-purge';
 import { exportArchiveProcessor } from './jobs/export-archive';
 import { exportSweepProcessor } from './jobs/export-sweep';
 import { importArchiveProcessor } from './jobs/import-archive';
+import { mailProcessor } from './jobs/mail';
 import { requeuePendingRegistrations } from './jobs/reconcile';
 import { thumbnailProcessor } from './jobs/thumbnail';
 import { trashPurgeProcessor } from './jobs/trash-purge';
 import { sweepActivityEvery } from './jobs/activity-sweep';
 import { uploadSweepProcessor } from './jobs/upload-sweep';
 import { webhookDelivery } from './jobs/webhook-delivery';
+import { mailFrom, smtpSender } from './mail/smtp';
 
 /** How often abandoned uploads are looked for (they are removed once older than UPLOAD_DEADLINE). */
 export const UPLOAD_SWEEP_EVERY_MS = 5 * 60 * 1000;
@@ -63,10 +67,13 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const states = new GatewayDexStateRepository(db);
   const files = new FileRepository(db);
   const clock = () => new Date();
+  const sender = config.SMTP_URL ? smtpSender(config.SMTP_URL, mailFrom(config)) : undefined;
+  if (!sender) logger.warn('SMTP_URL is not set: mail jobs (password resets) fail until it is');
   const invalidation = new Invalidation(redis, undefined, `${config.QUEUE_PREFIX}:invalidate`, logger);
   const portability = new PortabilityRepository(db);
   const ttlHours = config.EXPORT_TTL_HOURS;
   const maxFileBytes = config.MAX_UPLOAD_BYTES;
+  const thumbnails = new Producer(QUEUE_NAMES.thumbnail, queue);
 
   const webhooks = webhookDelivery(
     db,
@@ -97,6 +104,18 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     runQueue(QUEUE_NAMES.thumbnail, thumbnailProcessor({ files, store }), queue, logger, 2),
     webhooks.worker,
     runQueue(
+      QUEUE_NAMES.mail,
+      mailProcessor({
+        sender,
+        users: new UserRepository(db),
+        resets: new PasswordResetRepository(db),
+        clock,
+        consoleUrl: (address) => instanceUrl(config, address),
+      }),
+      queue,
+      logger,
+    ),
+    runQueue(
       QUEUE_NAMES.instancePurge,
       instancePurgeProcessor({
         erasure: new InstanceErasureRepository(db),
@@ -120,6 +139,8 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
         store,
         clock,
         limits: { maxFileBytes, maxTotalBytes: 4 * config.IMPORT_MAX_BYTES },
+        // Restored images ask for their thumbnails, as completed uploads do at the gateway.
+        thumbnails,
       }),
       queue,
       logger,
@@ -128,9 +149,9 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     runQueue(QUEUE_NAMES.exportSweep, exportSweepProcessor({ repository: portability, store, clock, ttlHours }), queue, logger, 1),
   ];
   const registration = dexRegistrationProducer(queue);
-  // Producers of the queues: the registration requeue, and the depth metrics.
+  // Producers of the queues: the registration requeue, restored images' thumbnails, and the depth metrics.
   const sweep = new Producer(QUEUE_NAMES.uploadSweep, queue);
-  const thumbnails = new Producer(QUEUE_NAMES.thumbnail, queue);
+  const mail = new Producer(QUEUE_NAMES.mail, queue);
   const purge = new Producer(QUEUE_NAMES.instancePurge, queue);
 
   const graceMs = config.SHUTDOWN_TIMEOUT * 1000;
@@ -138,7 +159,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     name: 'gateway worker',
     logger,
     workers,
-    producers: [registration, sweep, thumbnails, purge, webhooks.producer],
+    producers: [registration, sweep, thumbnails, mail, purge, webhooks.producer],
     connection: redis,
     prefix: config.QUEUE_PREFIX,
     graceMs,
@@ -150,7 +171,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
       await scheduleExportSweep(queue, UPLOAD_SWEEP_EVERY_MS);
       await requeuePendingRegistrations(states, registration, logger);
       const metrics = await startMetrics('gateway-worker', config);
-      metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue, purge.queue]);
+      metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue, mail.queue, purge.queue]);
       metrics?.metrics.pool(() => poolUse(db));
       const stopReconciling = reconcileEvery(() => requeuePendingRegistrations(states, registration, logger), logger);
       const stopScanning = webhooks.scan();
@@ -162,7 +183,10 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
         await metrics?.close();
       };
     },
-    release: () => db.$disconnect(),
+    release: async () => {
+      sender?.close();
+      await db.$disconnect();
+    },
   });
   return { close: once(close), graceMs };
 }

@@ -218,9 +218,9 @@ describe('private keys', () => {
 });
 
 describe('what is cached of an account', () => {
-  it('is the id, the kind and whether it is disabled: never the password hash, e-mail or name', async () => {
+  it('is the id, the kind, whether it is disabled and since when its tokens count: never the password hash, e-mail, name or second factor', async () => {
     const instanceId = (await a.registry.resolve(owner.address))?.instance.id as string;
     const account = await new UserRepository(a.db).findAccount(instanceId, owner.userId);
-    expect(account).toEqual({ id: owner.userId, kind: 'owner', disabled: false });
+    expect(account).toEqual({ id: owner.userId, kind: 'owner', disabled: false, tokensValidAfter: null });
   });
 });

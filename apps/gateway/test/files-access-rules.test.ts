@@ -75,7 +75,7 @@ function outcomeOf(run: () => unknown, given: FileRecord | null): 'the file' | n
 
 describe('viewerOf: who calls', () => {
   const caller = (kind: 'owner' | 'user' | 'application', accessScope: 'owner' | 'user' | 'application'): Caller => ({
-    user: { id: ACCOUNT_ID, kind, disabled: false },
+    user: { id: ACCOUNT_ID, kind, disabled: false, tokensValidAfter: null },
     claims: { iss: 'alice.pds.test', sub: ACCOUNT_ID, iat: 0, exp: 0, jti: 'j', accessScope, auth_time: 0 },
     token: 'token',
   });

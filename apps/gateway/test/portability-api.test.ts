@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import type { Worker } from 'bullmq';
+import sharp from 'sharp';
 import request from 'supertest';
 import { PortabilityRepository, UsageRepository } from '@pds/db';
 import { createLogger } from '@pds/runtime';
@@ -109,6 +110,7 @@ async function view(gw: TestGateway, owner: SignedUp, ownerAlias: string) {
     records[table] = (await api(gw, owner).get(`/api/v2.6/data/${table}`)).body;
   }
   const bundles = (await api(gw, owner).get('/api/v2.6/data-bundle/posts')).body;
+  const search = (await api(gw, owner).get('/api/v2.6/combinator/posts-saying?orderBy=text')).body;
   // Terms come back unaccepted (so not active): the rest of the debit is the same.
   const {
     permissionsActive: _active,
@@ -120,7 +122,7 @@ async function view(gw: TestGateway, owner: SignedUp, ownerAlias: string) {
     .filter((u) => u.userId !== owner.userId)
     .map(({ userId: _id, enabled: _enabled, ...u }) => u)
     .sort((x, y) => x.username.localeCompare(y.username));
-  return { files, records, bundles, debit, accounts };
+  return { files, records, bundles, search, debit, accounts };
 }
 
 /** The value with every `accepted` and `active` false. */
@@ -165,6 +167,15 @@ describe.each(STORES)('export and import on the %s store', (store) => {
     );
     const open = await uploadFile(a, owner, { name: 'poster.png', source: 'desk', tags: ['public', 'art'] }, randomBytes(1000));
     await uploadFile(a, owner, { name: 'notes.txt', source: 'desk' }, Buffer.from('second of the name'));
+    const pixels = Buffer.alloc(64 * 48 * 3, 90);
+    await uploadFile(
+      a,
+      owner,
+      { name: 'photo.jpg', source: 'camera' },
+      await sharp(pixels, { raw: { width: 64, height: 48, channels: 3 } })
+        .jpeg()
+        .toBuffer(),
+    );
     expect((await call(a, 'get', `/allowAccess/${shared.fileId}/${bob.userId}?content=true`, owner)).status).toBe(200);
     expect((await call(a, 'get', `/allowAccess/${large.fileId}/${bob.userId}?content=false`, owner)).status).toBe(200);
     expect((await call(a, 'get', `/allowAccessPublic/${open.fileId}`, owner)).status).toBe(200);
@@ -179,6 +190,8 @@ describe.each(STORES)('export and import on the %s store', (store) => {
     const ids = (batch.body as { recordId: string }[]).map((r) => r.recordId);
     expect((await api(a, alice).post(`/api/v2.6/data-link?records=${ids[0]}&records=${ids[ids.length - 1]}`)).status).toBe(201);
 
+    const saved = [{ endpoint: 'social/posts', filters: [{ field: 'text', operator: { operator: 'find', search: 'hello' } }] }];
+    expect((await api(a, alice).post('/api/v2.6/combinator/posts-saying').send(saved)).status).toBe(201);
     const debit = await api(a, alice)
       .post('/api/v2.6/data-debit/reader')
       .send({
@@ -212,12 +225,14 @@ describe.each(STORES)('export and import on the %s store', (store) => {
     archive = await exportOf(a, alice);
     const done = await importInto(b, carol, archive);
     expect(done).toMatchObject({ status: 'done', progress: 1 });
-    expect(done.counts).toMatchObject({ users: 3, apps: 1, bundles: 1, debits: 1, files: 4, records: 4 });
+    expect(done.counts).toMatchObject({ users: 3, apps: 1, bundles: 1, combinators: 1, debits: 1, files: 5, records: 4 });
 
     const before = await view(a, alice, 'owner');
     const after = await view(b, carol, 'owner');
     expect(after.files.map((f) => f.fileId).sort()).toEqual(before.files.map((f) => f.fileId).sort());
     expect(after).toEqual(before);
+    // The saved search finds the one post on both sides (not an error on both).
+    expect((before.search as unknown[]).length).toBe(1);
     // Accounts come back disabled, and debits unaccepted: the owner approves them again on this cluster.
     expect(after.accounts).toHaveLength(2);
     expect(after.accounts).toEqual(
@@ -241,6 +256,14 @@ describe.each(STORES)('export and import on the %s store', (store) => {
     expect(apps.rows).toEqual([{ appId: 'notes', setup: false, enabled: false }]);
     const terms = await b.db.pool.query(`SELECT "accepted" FROM "DataDebitPermission"`);
     expect(terms.rows).toEqual([{ accepted: false }]);
+    // Thumbnails are not in the archive: B's worker makes the restored image's again.
+    await eventually(async () => {
+      const listed = (await call(b, 'get', '/listing?take=200', { address: carol.address, token: carol.token })).body.files as {
+        name: string;
+        thumbnailUrl?: string;
+      }[];
+      return listed.find((file) => file.name === 'photo.jpg')?.thumbnailUrl;
+    }, 30_000);
     // A later upload of a name already taken gets the next id, not a restored one.
     const again = await uploadFile(
       b,

@@ -66,6 +66,7 @@ describe('the writer', () => {
       'users/00000001.ndjson',
       'apps/00000001.ndjson',
       'bundles/00000001.ndjson',
+      'combinators/00000001.ndjson',
       'debits/00000001.ndjson',
       'files/00000001.json',
       'files/00000001.bin',
@@ -89,7 +90,7 @@ describe('the writer', () => {
       entries.slice(0, -1).map(({ header, data }) => ({ path: header.name, size: data.length, sha256: sha256(data) })),
     );
     const fileBytes = sample.files.reduce((sum, f) => sum + (f.bytes?.length ?? 0), 0);
-    expect(manifest.counts).toEqual({ users: 3, apps: 1, bundles: 1, debits: 1, files: 5, fileBytes, records: 3 });
+    expect(manifest.counts).toEqual({ users: 3, apps: 1, bundles: 1, combinators: 1, debits: 1, files: 5, fileBytes, records: 3 });
     expect(manifest).toMatchObject({ format: 'pds-export', version: 1, instance: 'alice.pds.test', createdAt: '2026-11-25T12:00:00.000Z' });
   });
 
@@ -137,6 +138,7 @@ describe('the reader', () => {
     expect(of('user').map((p) => p.user)).toEqual(sample.users);
     expect(of('app').map((p) => p.app)).toEqual(sample.apps);
     expect(of('bundle').map((p) => p.bundle)).toEqual(sample.bundles);
+    expect(of('combinator').map((p) => p.combinator)).toEqual(sample.combinators);
     expect(of('debit').map((p) => p.debit)).toEqual(sample.debits);
     expect(of('record').map((p) => p.record)).toEqual(sample.records);
     expect(of('file').map((p) => p.file)).toEqual(
@@ -345,7 +347,7 @@ describe('the reader refuses', () => {
       path: 'files/00000001.bin',
     });
     expect(await verify(archive, { maxJsonBytes: 100 })).toMatchObject({ ok: false, problem: 'oversized', path: 'users/00000001.ndjson' });
-    expect(await verify(archive, { maxEntries: 5 })).toMatchObject({ ok: false, problem: 'oversized', path: 'files/00000001.json' });
+    expect(await verify(archive, { maxEntries: 6 })).toMatchObject({ ok: false, problem: 'oversized', path: 'files/00000001.json' });
     expect(await verify(archive, { maxTotalBytes: 1024 * 1024 })).toMatchObject({ ok: false, problem: 'oversized' });
   });
 
@@ -439,7 +441,7 @@ describe('plain tools (GNU tar), as docs/export-format.md describes', () => {
       ),
       write('files/00000001.bin', photo),
     ];
-    const counts = { users: 1, apps: 0, bundles: 0, debits: 0, files: 1, fileBytes: photo.length, records: 0 };
+    const counts = { users: 1, apps: 0, bundles: 0, combinators: 0, debits: 0, files: 1, fileBytes: photo.length, records: 0 };
     write(
       'manifest.json',
       JSON.stringify({

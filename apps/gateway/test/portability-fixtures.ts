@@ -5,7 +5,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { extract, pack, type Header } from 'tar-stream';
-import type { ExportApp, ExportBundle, ExportDebit, ExportRecord, ExportUser } from '../src/portability/format';
+import type { ExportApp, ExportBundle, ExportCombinator, ExportDebit, ExportRecord, ExportUser } from '../src/portability/format';
 import type { ExportSource, FileToExport } from '../src/portability/writer';
 
 export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -16,6 +16,7 @@ export interface Sample {
   users: ExportUser[];
   apps: ExportApp[];
   bundles: ExportBundle[];
+  combinators: ExportCombinator[];
   debits: ExportDebit[];
   files: (FileToExport['file'] & { bytes?: Buffer })[];
   records: ExportRecord[];
@@ -62,6 +63,13 @@ export function sampleInstance(largeBytes = 3 * 1024 * 1024 + 17): Sample {
       },
     ],
     bundles: [{ name: 'posts', query: { posts: { endpoints: [{ endpoint: 'social/posts' }] } }, createdAt: at(4) }],
+    combinators: [
+      {
+        name: 'long-posts',
+        query: [{ endpoint: 'social/posts', filters: [{ field: 'text', operator: { operator: 'contains', value: 'x' } }] }],
+        createdAt: at(4),
+      },
+    ],
     debits: [
       {
         key: 'app-notes-app',
@@ -134,6 +142,7 @@ export function sourceOf(sample: Sample, instance = 'alice.pds.test'): ExportSou
     users: each(sample.users),
     apps: each(sample.apps),
     bundles: each(sample.bundles),
+    combinators: each(sample.combinators),
     debits: each(sample.debits),
     files: each(
       sample.files.map(({ bytes, ...file }) => ({

@@ -173,6 +173,19 @@ const base = z.object({
   REGISTER_RATE_LIMIT: z.coerce.number().int().positive().default(120),
   REGISTER_RATE_WINDOW: seconds.default(60),
 
+  /**
+   * Where the gateway worker sends mail (password resets): smtp://user:pass@host:587 (STARTTLS when the
+   * server offers it) or smtps://user:pass@host:465. Unset: mail is not sent (`pnpm start` runs a catcher).
+   */
+  SMTP_URL: z
+    .url()
+    .refine((v) => /^smtps?:$/.test(new URL(v).protocol), 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  /** The From of every mail; by default "PDS <no-reply@CLUSTER_DOMAIN>". */
+  MAIL_FROM: z.string().min(3).optional(),
+  /** Password-reset requests per client address, and (ten times as many) per instance, per window. */
+  RESET_RATE_LIMIT: z.coerce.number().int().positive().default(5),
+  RESET_RATE_WINDOW: seconds.default(3600),
   /** How long the owner's activity log (changes and reads) and the event outbox are kept, in days. */
   ACTIVITY_RETENTION_DAYS: z.coerce.number().int().positive().default(90),
   /** Lets webhooks reach private and loopback addresses (tests, a closed network); refused by default. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
-import type { Application, DataAccess, User } from './generated/gateway/client';
+import type { Application, DataAccess } from './generated/gateway/client';
 import { eventCtes, eventValues, writeEvents } from './outbox';
 import { sqlOn, transaction, type Sql } from './sql';
-import { USER_COLUMNS, type AccountsChanged } from './users';
+import { USER_COLUMNS, type AccountsChanged, type User } from './users';
 
 const APPLICATION_COLUMNS = `"instanceId", "appId", "record", "version", "receivedAt", "setup", "enabled", "setupVersion", "userId"`;
 

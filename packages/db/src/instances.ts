@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
-import type { Instance, User } from './generated/gateway/client';
+import type { Instance } from './generated/gateway/client';
+import type { User } from './users';
 import { postgresErrorCode, sqlOn, transaction, UNIQUE_VIOLATION, type Sql } from './sql';
 import { INSERT_USER } from './users';
 

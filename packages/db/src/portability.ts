@@ -60,6 +60,11 @@ export interface BundleExportRow {
   query: Record<string, unknown>;
   createdAt: Date;
 }
+export interface CombinatorExportRow {
+  name: string;
+  query: Record<string, unknown>[];
+  createdAt: Date;
+}
 export interface DebitExportRow {
   key: string;
   requestClientName: string;
@@ -286,6 +291,13 @@ export class PortabilityRepository {
     );
   }
 
+  combinators(instanceId: string): Promise<CombinatorExportRow[]> {
+    return this.sql.prepared<CombinatorExportRow>(
+      `SELECT "name", "query", "createdAt" FROM "DataCombinator" WHERE "instanceId" = $1::uuid ORDER BY "name"`,
+      [instanceId],
+    );
+  }
+
   debits(instanceId: string): Promise<DebitExportRow[]> {
     return this.sql.prepared<DebitExportRow>(
       `SELECT d."key", d."requestClientName", d."requestClientUrl", d."requestClientLogoUrl", d."requestApplicationId",
@@ -405,6 +417,13 @@ export class Restorer {
     await this.tx.prepared(
       `INSERT INTO "DataBundle" ("instanceId", "name", "query", "createdAt") VALUES ($1::uuid, $2, $3::jsonb, $4::timestamptz)`,
       [this.instanceId, bundle.name, JSON.stringify(bundle.query), bundle.createdAt],
+    );
+  }
+
+  async combinator(combinator: { name: string; query: unknown; createdAt: string }): Promise<void> {
+    await this.tx.prepared(
+      `INSERT INTO "DataCombinator" ("instanceId", "name", "query", "createdAt") VALUES ($1::uuid, $2, $3::jsonb, $4::timestamptz)`,
+      [this.instanceId, combinator.name, JSON.stringify(combinator.query), combinator.createdAt],
     );
   }
 

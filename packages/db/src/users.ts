@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
-import type { User, UserKind } from './generated/gateway/client';
+import type { User as UserModel, UserKind } from './generated/gateway/client';
 import { eventCtes, eventValues } from './outbox';
 import { isUuid, sqlOn, type Sql } from './sql';
 
-export const USER_COLUMNS = `"id", "instanceId", "username", "email", "fullName", "passwordHash", "kind", "disabled", "createdAt"`;
+export const USER_COLUMNS = `"id", "instanceId", "username", "email", "fullName", "passwordHash", "kind", "disabled", "createdAt", "tokensValidAfter", "totpEnabled"`;
+
+/** An account as the repositories return it: the second factor's secrets are read only where checked (totp.ts). */
+export type User = Omit<UserModel, 'totpSecretEnc' | 'totpLastStep' | 'totpRecoveryHashes'>;
 
 /** A new account ($1 instance, $2 id … $8 createdAt); no row when the username is taken in the instance. */
 export const INSERT_USER = `INSERT INTO "User" ("instanceId", "id", "username", "email", "fullName", "passwordHash", "kind", "createdAt")
@@ -40,7 +43,7 @@ const DELETE_USER = `WITH "removed" AS (DELETE FROM "User" WHERE "instanceId" = 
  * What every authenticated request checks of the account behind its token, and all a gateway caches
  * of it: never the password hash, e-mail or name (docs/performance.md).
  */
-export type Account = Pick<User, 'id' | 'kind' | 'disabled'>;
+export type Account = Pick<User, 'id' | 'kind' | 'disabled' | 'tokensValidAfter'>;
 
 /** Told after a change to an instance's accounts is committed (the gateway drops its cached accounts). */
 export type AccountsChanged = (instanceId: string) => Promise<void>;
@@ -68,7 +71,7 @@ export class UserRepository {
   async findAccount(instanceId: string, id: string): Promise<Account | null> {
     if (!isUuid(id)) return null;
     const [row] = await this.sql.prepared<Account>(
-      `SELECT "id", "kind", "disabled" FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`,
+      `SELECT "id", "kind", "disabled", "tokensValidAfter" FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`,
       [instanceId, id],
     );
     return row ?? null;
@@ -89,6 +92,40 @@ export class UserRepository {
       username,
     ]);
     return row ?? null;
+  }
+
+  /** The instance's owner (every instance has one). */
+  async findOwner(instanceId: string): Promise<User | null> {
+    const [row] = await this.sql.prepared<User>(
+      `SELECT ${USER_COLUMNS} FROM "User" WHERE "instanceId" = $1::uuid AND "kind" = 'owner' ORDER BY "createdAt" LIMIT 1`,
+      [instanceId],
+    );
+    return row ?? null;
+  }
+
+  /**
+   * A new password hash; tokens issued before `tokensValidAfter` stop working on every gateway (the
+   * account is part of the cache that `changed` clears). False when no such account.
+   */
+  async setPassword(instanceId: string, id: string, passwordHash: string, tokensValidAfter: Date): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const count = await this.sql.count(
+      `UPDATE "User" SET "passwordHash" = $3, "tokensValidAfter" = $4::timestamptz WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`,
+      [instanceId, id, passwordHash, tokensValidAfter],
+    );
+    if (count > 0) await this.changed(instanceId);
+    return count > 0;
+  }
+
+  /** Ends every session of the account begun before `tokensValidAfter` ("log out everywhere"). */
+  async endSessions(instanceId: string, id: string, tokensValidAfter: Date): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const count = await this.sql.count(
+      `UPDATE "User" SET "tokensValidAfter" = $3::timestamptz WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`,
+      [instanceId, id, tokensValidAfter],
+    );
+    if (count > 0) await this.changed(instanceId);
+    return count > 0;
   }
 
   /** Null when the username is taken in this instance. */

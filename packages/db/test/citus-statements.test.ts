@@ -11,7 +11,10 @@ import {
   GatewayDexStateRepository,
   InstanceAdminRepository,
   listenToStatements,
+  PasswordResetRepository,
   PortabilityRepository,
+  TotpRepository,
+  UserRepository,
   WebhookRepository,
 } from '@pds/db';
 import { addUser, callerRequests, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
@@ -115,8 +118,35 @@ async function journey(): Promise<void> {
   await owner.post('/api/v2.6/applications/notes/disable').expect(200);
   await callerRequests(gw.app, bob, bob.address).get('/api/v2.6/data/notes/items').expect(200);
   await operator(bob);
+  await accounts(bob);
   await portability(alice);
   await workers();
+}
+
+/** Password change and reset, sessions ended, the second factor: through the API, and the mail job's repositories. */
+async function accounts(bob: SignedUp): Promise<void> {
+  const owner = callerRequests(gw.app, bob, bob.address);
+  const newPassword = 'purple-elephant-juggles-quietly-7';
+  const changed = await owner.post('/control/v2/auth/password').send({ password: bob.password, newPassword }).expect(200);
+  const again = callerRequests(gw.app, { token: changed.headers['x-auth-token'] as string }, bob.address);
+  await again.post('/api/v2.6/auth/logout-everywhere').expect(200);
+  await callerRequests(gw.app, bob, bob.address).post('/control/v2/auth/passwordReset').send({ email: 'bob@example.com' }).expect(200);
+  await callerRequests(gw.app, bob, bob.address).post('/control/v2/auth/passwordreset/confirm/unknown').send({ newPassword }).expect(401);
+  const users = new UserRepository(gw.db);
+  const ownerRow = await users.findOwner((await new InstanceAdminRepository(gw.db).find(bob.address))!.id);
+  const { instanceId, id } = ownerRow!;
+  const resets = new PasswordResetRepository(gw.db);
+  const expires = new Date(Date.now() + 3_600_000);
+  await resets.replace(instanceId, id, 'hash', expires);
+  await resets.find(instanceId, 'hash', new Date());
+  await resets.use(instanceId, 'hash', new Date(), 'scrypt$…', expires);
+  const totp = new TotpRepository(gw.db);
+  await totp.enrol(instanceId, id, 'sealed');
+  await totp.enable(instanceId, id, ['a', 'b']);
+  await totp.state(instanceId, id);
+  await totp.useStep(instanceId, id, 1);
+  await totp.useRecoveryCode(instanceId, id, 'a');
+  await totp.disable(instanceId, id);
 }
 
 /** Webhooks, the activity log (with the reads written in a batch), and what the delivery job and the sweep send. */

@@ -9,12 +9,28 @@ export const QUEUE_NAMES = {
   appPush: 'app-push',
   uploadSweep: 'upload-sweep',
   thumbnail: 'thumbnail',
+  mail: 'mail',
   webhookDelivery: 'webhook-delivery',
   instancePurge: 'instance-purge',
   exportArchive: 'export-archive',
   importArchive: 'import-archive',
   exportSweep: 'export-sweep',
 } as const;
+
+/** A message the gateway worker sends as it is (to, subject, text and HTML bodies from a template). */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/**
+ * The mail queue's jobs: a ready message, or a password-reset request, which the worker turns into a
+ * link and a mail only when the address is the owner's (so the request itself costs the same either way).
+ */
+export type MailJob =
+  { kind: 'message'; message: MailMessage } | { kind: 'password-reset'; instanceId: string; address: string; email: string };
 
 export interface JobPayloads {
   /** Gateway → dex: register a newly created instance. */
@@ -27,6 +43,8 @@ export interface JobPayloads {
   [QUEUE_NAMES.uploadSweep]: Record<string, never>;
   /** Gateway worker: make the thumbnail of a file that was just completed. */
   [QUEUE_NAMES.thumbnail]: { instanceId: string; address: string; fileId: string };
+  /** Gateway worker: send a mail, or make a password-reset link and mail it. */
+  [QUEUE_NAMES.mail]: MailJob;
   /** Gateway worker: deliver a webhook's owed events, in order (one job per subscription at a time). */
   [QUEUE_NAMES.webhookDelivery]: { instanceId: string; webhookId: string };
   /** Gateway worker: erase the closing instances whose grace period has ended. */
@@ -114,8 +132,8 @@ export class Producer<N extends QueueName> {
   }
 
   /** Queues a job that needs no de-duplication. For one job per subject use `enqueue`. */
-  async add(payload: JobPayloads[N]): Promise<void> {
-    await withinEnqueueTimeout(this.queue.add(this.name, payload));
+  async add(payload: JobPayloads[N], options?: JobsOptions): Promise<void> {
+    await withinEnqueueTimeout(this.queue.add(this.name, payload, options));
   }
 
   /**
@@ -159,6 +177,16 @@ export function queueEvents(name: QueueName, options: QueueOptions): QueueEvents
 export function thumbnailProducer(options: QueueOptions): Producer<typeof QUEUE_NAMES.thumbnail> {
   return new Producer(QUEUE_NAMES.thumbnail, options);
 }
+
+/**
+ * Producer of the mail queue (gateway: password resets; any feature: a message). Its jobs carry
+ * addresses and links, so they leave Redis as soon as they are done, and failed ones after a day.
+ */
+export function mailProducer(options: QueueOptions): Producer<typeof QUEUE_NAMES.mail> {
+  return new Producer(QUEUE_NAMES.mail, options);
+}
+
+export const MAIL_JOB_OPTIONS: JobsOptions = { removeOnComplete: true, removeOnFail: { age: 24 * 3600 } };
 
 /** Producers used by the gateway when an export starts or an import's archive is uploaded. */
 export function portabilityProducers(options: QueueOptions) {

@@ -30,6 +30,22 @@ interface ImportJob {
   report?: { problem: string; path?: string; message: string };
 }
 
+/** What an import restored, in a fixed order and people's words: "Imported 2 accounts, 4 files and 1 record." */
+const KINDS: [string, string, string][] = [
+  ['users', 'account', 'accounts'],
+  ['apps', 'app', 'apps'],
+  ['bundles', 'bundle', 'bundles'],
+  ['debits', 'data debit', 'data debits'],
+  ['files', 'file', 'files'],
+  ['records', 'record', 'records'],
+];
+function importedWords(counts: Record<string, number>): string {
+  const parts = KINDS.filter(([kind]) => counts[kind]).map(([kind, one, many]) => countWords(counts[kind] as number, one, many));
+  if (parts.length === 0) return 'Imported. The archive was empty.';
+  const last = parts.pop() as string;
+  return `Imported ${parts.length > 0 ? `${parts.join(', ')} and ${last}` : last}.`;
+}
+
 const EXPORT = '/api/v2.6/export';
 const IMPORT = '/api/v2.6/import';
 const POLL_MS = 1000;
@@ -95,7 +111,7 @@ export function DownloadAll() {
       <h3>Download all my data</h3>
       <p class="muted">
         One archive (.tar.gz) of everything this data store keeps for you: your files, your data records with their links, bundles, data
-        debits, apps and accounts — never a password or a key. It stays available for two days.
+        debits, apps and accounts — never a password or a key. Each archive can be downloaded until the time shown beside it.
       </p>
       {running ? (
         <div>
@@ -202,14 +218,7 @@ function ImportArchive() {
           <progress id="import-progress" max={1} value={job.progress} />
         </div>
       )}
-      {job?.status === 'done' && (
-        <Status
-          message={`Imported ${Object.entries(job.counts ?? {})
-            .filter(([kind]) => kind !== 'fileBytes')
-            .map(([kind, count]) => `${count.toLocaleString('en')} ${kind}`)
-            .join(', ')}.`}
-        />
-      )}
+      {job?.status === 'done' && <Status message={importedWords(job.counts ?? {})} />}
       {job?.status === 'failed' && (
         <Status error={`The archive was refused and nothing was changed: ${job.report?.message ?? 'unknown reason'}.`} />
       )}

@@ -39,7 +39,8 @@ function waitForStart(child: ChildProcess, output: () => string, timeoutMs: numb
   });
 }
 
-export async function startProduct(): Promise<Product> {
+/** `env`: settings beyond the test's own, e.g. SMTP_URL of a mailbox the test reads. */
+export async function startProduct(env: Record<string, string> = {}): Promise<Product> {
   const adminUrl = requireEnv('TEST_PG_ADMIN_URL');
   const gatewayDb = await createDatabaseFrom(adminUrl, requireEnv('TEST_GATEWAY_TEMPLATE'));
   const dexDb = await createDatabaseFrom(adminUrl, requireEnv('TEST_DEX_TEMPLATE'));
@@ -60,6 +61,7 @@ export async function startProduct(): Promise<Product> {
       REDIS_URL: requireEnv('TEST_REDIS_URL'),
       ADMIN_PASSWORD: adminPassword,
       LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -19,6 +19,7 @@ const tokenBody = z.object({ accessToken: z.string(), userId: z.uuid() });
 const credentials = [
   { name: 'username', description: 'Account name (URI-encoded when it holds non-ASCII characters)', required: true },
   { name: 'password', description: 'Password (`pass` is accepted too); URI-encoded when it holds non-ASCII characters', required: true },
+  { name: 'X-Totp', description: 'The current second-factor code (or a recovery code), when the account has two-factor authentication on' },
 ];
 
 /** Header values may be URL-encoded (as the original system's clients send them). */
@@ -38,10 +39,11 @@ function first(value: unknown): string | undefined {
 }
 
 export function authRoutes(auth: AuthService, logins: LoginService, pages: ConsolePages | undefined): GatewayRoute[] {
-  async function login(tenant: ResolvedInstance, ip: string, username: string | undefined, password: string | undefined) {
+  async function login(tenant: ResolvedInstance, ip: string, req: IncomingMessage, username?: string, password?: string) {
     const credentials = {
       username: username && decodeCredential(username, 'username'),
       password: password && decodeCredential(password, 'password'),
+      totp: header(req, 'x-totp'),
     };
     const result = await logins.login(tenant, { ip }, credentials);
     return json(result, 200, { 'X-Auth-Token': result.accessToken });
@@ -57,12 +59,14 @@ export function authRoutes(auth: AuthService, logins: LoginService, pages: Conso
       whileClosing: true,
       tag: 'auth',
       summary: 'Log in with username and password headers',
-      description: 'Rate limited per client and instance (429 with Retry-After). The token is also in the X-Auth-Token response header.',
+      description:
+        'Rate limited per client and instance (429 with Retry-After). The token is also in the X-Auth-Token response header. ' +
+        'With two-factor authentication on, a password alone gets 401 with a message asking for the code in X-Totp.',
       headers: credentials,
       responses: { 200: { description: 'A token for the account', body: tokenBody } },
       read: loginTried,
       handle: ({ tenant, client, req }) =>
-        login(tenant, client.ip, header(req, 'username'), header(req, 'password') ?? header(req, 'pass')),
+        login(tenant, client.ip, req, header(req, 'username'), header(req, 'password') ?? header(req, 'pass')),
     }),
     route({
       method: 'get',
@@ -124,7 +128,7 @@ export function authRoutes(auth: AuthService, logins: LoginService, pages: Conso
           }
         }
         const username = first(query.username);
-        if (username) return login(tenant, client.ip, username, first(query.pass) ?? first(query.password));
+        if (username) return login(tenant, client.ip, req, username, first(query.pass) ?? first(query.password));
         if (pages && wantsPage(req, query)) return pages.instancePage(tenant);
         return json({ instance: tenant.instance.address, apiVersion: API_VERSION, publicKey: '/publickey' });
       },

@@ -18,6 +18,18 @@ import { DECOY_HASH, verifyPassword } from './passwords';
 
 const SCOPE_OF_KIND: Record<UserKind, AccessScope> = { owner: 'owner', user: 'user', application: 'application' };
 
+/**
+ * The account's "tokens valid after" for ending every session now. Tokens carry whole seconds, so it
+ * is the next second: every token of this second or before is refused, and tokens issued from now on
+ * are stamped no earlier than it (`issue`), so a log-in right after still works.
+ */
+export function sessionsEndAt(now: Date): Date {
+  return new Date((Math.floor(now.getTime() / 1000) + 1) * 1000);
+}
+
+/** Seconds since the epoch before which the account's tokens are refused (0: none are). */
+const validAfterSeconds = (account: Account) => (account.tokensValidAfter ? account.tokensValidAfter.getTime() / 1000 : 0);
+
 export class AuthService {
   constructor(
     private readonly users: UserRepository,
@@ -49,7 +61,7 @@ export class AuthService {
         application: options.application,
         authTime: options.authTime,
       },
-      epochSeconds(this.clock),
+      Math.max(epochSeconds(this.clock), validAfterSeconds(user)),
     ).token;
   }
 
@@ -66,6 +78,8 @@ export class AuthService {
     // disabling or deleting an account takes effect at once.
     const user = await this.accounts.user(tenant.instance.id, claims.sub);
     if (!user || user.disabled || SCOPE_OF_KIND[user.kind] !== claims.accessScope) throw new TokenRefused('unknown user');
+    // Sessions ended by a password change or reset, or "log out everywhere" (the cached account carries the instant).
+    if (claims.iat < validAfterSeconds(user)) throw new TokenRefused('expired');
     if (!(await this.appStillEnabled(tenant, user, claims.application))) throw new TokenRefused('unknown user');
     return { user, claims, token };
   }
@@ -81,6 +95,11 @@ export class AuthService {
     if (!isAppAccount || application === undefined) return false;
     const app = await this.accounts.app(tenant.instance.id, application);
     return app !== null && app.enabled && app.userId === user.id;
+  }
+
+  /** Refuses, on every gateway within moments, every token of the account issued until now. */
+  async endSessions(tenant: ResolvedInstance, userId: string): Promise<void> {
+    await this.users.endSessions(tenant.instance.id, userId, sessionsEndAt(this.clock()));
   }
 
   /** A fresh token continuing the caller's session when theirs is over an hour old, else undefined. */

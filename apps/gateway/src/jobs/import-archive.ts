@@ -5,8 +5,9 @@
 // was rolled back by PostgreSQL, and the bytes it wrote are removed before the new attempt starts.
 import type { Job } from 'bullmq';
 import type { PortabilityRepository } from '@pds/db';
-import { errorMessage, isLastAttempt, type JobPayloads, type QUEUE_NAMES } from '@pds/queue';
+import { errorMessage, isLastAttempt, jobIds, type JobPayloads, type QUEUE_NAMES } from '@pds/queue';
 import type { BlobStore } from '@pds/storage';
+import type { ThumbnailQueue } from '../files/thumbnails';
 import { importKey } from '../portability/keys';
 import { ArchiveError } from '../portability/problems';
 import { DEFAULT_READ_LIMITS, verifyArchive, type ReadLimits } from '../portability/reader';
@@ -17,6 +18,8 @@ export interface ImportArchiveDeps {
   store: BlobStore;
   clock: () => Date;
   limits?: Partial<ReadLimits>;
+  /** Where restored images ask for their thumbnails; without it they have none until completed again. */
+  thumbnails?: ThumbnailQueue;
 }
 
 const PROGRESS_EVERY_MS = 500;
@@ -49,7 +52,7 @@ export function importArchiveProcessor(deps: ImportArchiveDeps) {
       // Bytes a crashed attempt left (no row points at them: the instance is empty or restore refuses).
       if (await deps.repository.isEmpty(instanceId)) await removeFileObjects(deps.store, address);
       let last = 0;
-      await restoreArchive({
+      const restored = await restoreArchive({
         repository: deps.repository,
         store: deps.store,
         instance: { id: instanceId, address },
@@ -68,6 +71,10 @@ export function importArchiveProcessor(deps: ImportArchiveDeps) {
         },
       });
       await deps.store.remove(key);
+      for (const fileId of restored.pictures) {
+        // A lost request costs a thumbnail, not the import.
+        await deps.thumbnails?.enqueue({ instanceId, address, fileId }, jobIds.thumbnail(instanceId, fileId)).catch(() => undefined);
+      }
       return { imported: true };
     } catch (error) {
       if (error instanceof ArchiveError || error instanceof RestoreRefusal)

@@ -9,6 +9,7 @@ import {
   type Counts,
   type ExportApp,
   type ExportBundle,
+  type ExportCombinator,
   type ExportDebit,
   type ExportFile,
   type ExportRecord,
@@ -20,16 +21,18 @@ export type PartItem =
   | { kind: 'user'; user: ExportUser }
   | { kind: 'app'; app: ExportApp }
   | { kind: 'bundle'; bundle: ExportBundle }
+  | { kind: 'combinator'; combinator: ExportCombinator }
   | { kind: 'debit'; debit: ExportDebit }
   | { kind: 'record'; record: ExportRecord };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export class ContentsCheck {
-  readonly counts: Counts = { users: 0, apps: 0, bundles: 0, debits: 0, files: 0, fileBytes: 0, records: 0 };
+  readonly counts: Counts = { users: 0, apps: 0, bundles: 0, combinators: 0, debits: 0, files: 0, fileBytes: 0, records: 0 };
   private readonly usernames = new Set<string>();
   private readonly appIds = new Set<string>();
   private readonly bundleNames = new Set<string>();
+  private readonly combinatorNames = new Set<string>();
   private readonly debitKeys = new Set<string>();
   private readonly fileIds = new Set<string>();
   private readonly recordIds = new Set<string>();
@@ -51,6 +54,9 @@ export class ContentsCheck {
           break;
         case 'bundles':
           yield { kind: 'bundle', bundle: this.bundle(item as ExportBundle, where) };
+          break;
+        case 'combinators':
+          yield { kind: 'combinator', combinator: this.combinator(item as ExportCombinator, where) };
           break;
         case 'debits':
           yield { kind: 'debit', debit: this.debit(item as ExportDebit, where) };
@@ -106,6 +112,12 @@ export class ContentsCheck {
     unique(this.bundleNames, bundle.name, 'bundle name', where);
     this.counts.bundles++;
     return bundle;
+  }
+
+  private combinator(combinator: ExportCombinator, where: string): ExportCombinator {
+    unique(this.combinatorNames, combinator.name, 'combinator name', where);
+    this.counts.combinators++;
+    return combinator;
   }
 
   private debit(debit: ExportDebit, where: string): ExportDebit {

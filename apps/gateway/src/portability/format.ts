@@ -12,7 +12,7 @@ export const MARKER_PATH = 'pds-export.json';
 export const MANIFEST_PATH = 'manifest.json';
 
 /** The NDJSON sections, in archive order; files come between debits and records. */
-export const PART_SECTIONS = ['users', 'apps', 'bundles', 'debits', 'records'] as const;
+export const PART_SECTIONS = ['users', 'apps', 'bundles', 'combinators', 'debits', 'records'] as const;
 export type PartSection = (typeof PART_SECTIONS)[number];
 
 /** Entry numbers have this many digits: names sort in archive order, and stay far below tar's 100-byte name field. */
@@ -85,6 +85,12 @@ export const appSchema = z.strictObject({
 export const bundleSchema = z.strictObject({
   name: z.string().min(1),
   query: z.record(z.string(), z.unknown()),
+  createdAt: date,
+});
+
+export const combinatorSchema = z.strictObject({
+  name: z.string().min(1),
+  query: z.array(z.record(z.string(), z.unknown())).describe('The endpoint queries of the saved search, as the owner stored them'),
   createdAt: date,
 });
 
@@ -162,6 +168,7 @@ export const manifestSchema = z
       users: count,
       apps: count,
       bundles: count,
+      combinators: count.describe('Saved searches (combinators)'),
       debits: count,
       files: count,
       fileBytes: count.describe('Bytes of all file contents'),
@@ -174,6 +181,7 @@ export const manifestSchema = z
 export type ExportUser = z.infer<typeof userSchema>;
 export type ExportApp = z.infer<typeof appSchema>;
 export type ExportBundle = z.infer<typeof bundleSchema>;
+export type ExportCombinator = z.infer<typeof combinatorSchema>;
 export type ExportDebit = z.infer<typeof debitSchema>;
 export type ExportFile = z.infer<typeof fileSchema>;
 export type ExportRecord = z.infer<typeof recordSchema>;
@@ -186,6 +194,7 @@ export const PART_SCHEMAS = {
   users: userSchema,
   apps: appSchema,
   bundles: bundleSchema,
+  combinators: combinatorSchema,
   debits: debitSchema,
   records: recordSchema,
 } as const;

@@ -99,7 +99,7 @@ export async function* readArchive(source: AsyncIterable<Buffer>, limits: ReadLi
   }
 }
 
-const STAGES = ['marker', 'users', 'apps', 'bundles', 'debits', 'files', 'records', 'manifest'] as const;
+const STAGES = ['marker', 'users', 'apps', 'bundles', 'combinators', 'debits', 'files', 'records', 'manifest'] as const;
 
 function stageOf(name: EntryName): number {
   if (name.kind === 'part') return STAGES.indexOf(name.section);

@@ -8,6 +8,7 @@
 import type { PortabilityRepository, Restorer } from '@pds/db';
 import { objectKey, parseObjectKey, type BlobStore } from '@pds/storage';
 import { fileIdStem } from '../files/slug';
+import { takesThumbnail } from '../files/thumbnails';
 import type { Counts, ExportRecord } from './format';
 import { ArchiveError } from './problems';
 import { readArchive, type ReadLimits } from './reader';
@@ -38,8 +39,14 @@ export class RestoreRefusal extends Error {
   }
 }
 
+export interface Restored {
+  counts: Counts;
+  /** Completed images restored: each wants its thumbnail made again (thumbnails are not in the archive). */
+  pictures: string[];
+}
+
 /** Restores the archive; throws ArchiveError or RestoreRefusal (nothing changed) or the failure of a service. */
-export async function restoreArchive(input: RestoreInput): Promise<Counts> {
+export async function restoreArchive(input: RestoreInput): Promise<Restored> {
   const written: string[] = [];
   try {
     const outcome = await input.repository.restore(input.instance.id, (restorer) => fill(restorer, input, written));
@@ -66,13 +73,14 @@ export async function removeFileObjects(store: BlobStore, address: string): Prom
   return removed;
 }
 
-async function fill(restorer: Restorer, input: RestoreInput, written: string[]): Promise<Counts> {
+async function fill(restorer: Restorer, input: RestoreInput, written: string[]): Promise<Restored> {
   const { instance } = input;
   const owner = await restorer.owner();
   const ids = new Map<string, string>();
   const idOf = (username: string | undefined) => (username === undefined ? null : (ids.get(username) ?? null));
   const counters: { base: string; ext: string; last: number }[] = [];
   const seen = new Set<string>();
+  const pictures: string[] = [];
   let records: (Omit<ExportRecord, 'links' | 'writer'> & { userId: string | null })[] = [];
   let pairs: [string, string][] = [];
   const done = { files: 0, records: 0 };
@@ -104,6 +112,9 @@ async function fill(restorer: Restorer, input: RestoreInput, written: string[]):
         break;
       case 'bundle':
         await restorer.bundle(part.bundle);
+        break;
+      case 'combinator':
+        await restorer.combinator(part.combinator);
         break;
       case 'debit': {
         const { holder, permissions, ...debit } = part.debit;
@@ -140,6 +151,7 @@ async function fill(restorer: Restorer, input: RestoreInput, written: string[]):
           input.now,
         );
         counters.push(counterOf(file.fileId, file.source, file.name));
+        if (file.status === 'Completed' && takesThumbnail(file.name)) pictures.push(file.fileId);
         done.files++;
         input.onProgress?.({ ...done });
         break;
@@ -157,7 +169,7 @@ async function fill(restorer: Restorer, input: RestoreInput, written: string[]):
         await flush();
         await restorer.fileIdCounters(counters.filter((c) => c.last >= 0));
         await input.commit(restorer, part.manifest.counts);
-        return part.manifest.counts;
+        return { counts: part.manifest.counts, pictures };
       }
     }
   }

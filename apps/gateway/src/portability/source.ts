@@ -3,7 +3,7 @@
 // the accounts (id → username) and one page.
 import type { PortabilityRepository, RecordCursor } from '@pds/db';
 import { objectKey, type BlobStore } from '@pds/storage';
-import type { ExportApp, ExportBundle, ExportDebit, ExportRecord, ExportUser } from './format';
+import type { ExportApp, ExportBundle, ExportCombinator, ExportDebit, ExportRecord, ExportUser } from './format';
 import type { ExportSource, FileToExport } from './writer';
 
 const PAGE = 500;
@@ -48,6 +48,12 @@ export async function instanceSource(
   async function* bundles(): AsyncGenerator<ExportBundle> {
     for (const bundle of await repository.bundles(instance.id))
       yield { name: bundle.name, query: bundle.query, createdAt: iso(bundle.createdAt) };
+  }
+
+  async function* combinators(): AsyncGenerator<ExportCombinator> {
+    for (const combinator of await repository.combinators(instance.id)) {
+      yield { name: combinator.name, query: combinator.query, createdAt: iso(combinator.createdAt) };
+    }
   }
 
   async function* debits(): AsyncGenerator<ExportDebit> {
@@ -134,6 +140,7 @@ export async function instanceSource(
     })(),
     apps: apps(),
     bundles: bundles(),
+    combinators: combinators(),
     debits: debits(),
     files: files(),
     records: records(),

@@ -25,6 +25,7 @@ import {
   type Counts,
   type ExportApp,
   type ExportBundle,
+  type ExportCombinator,
   type ExportDebit,
   type ExportFile,
   type ExportRecord,
@@ -52,6 +53,7 @@ export interface ExportSource {
   users: AsyncIterable<ExportUser>;
   apps: AsyncIterable<ExportApp>;
   bundles: AsyncIterable<ExportBundle>;
+  combinators: AsyncIterable<ExportCombinator>;
   debits: AsyncIterable<ExportDebit>;
   files: AsyncIterable<FileToExport>;
   /** Best ordered by table: a part never mixes two tables, so each change of table closes one. */
@@ -107,12 +109,13 @@ export async function storeArchive(
 }
 
 async function fill(entries: Entries, source: ExportSource, options: ArchiveOptions): Promise<Manifest> {
-  const counts: Counts = { users: 0, apps: 0, bundles: 0, debits: 0, files: 0, fileBytes: 0, records: 0 };
+  const counts: Counts = { users: 0, apps: 0, bundles: 0, combinators: 0, debits: 0, files: 0, fileBytes: 0, records: 0 };
   const progress = () => options.onProgress?.({ ...counts });
   await entries.add(MARKER_PATH, json({ format: FORMAT, version: VERSION }));
   counts.users = await writeParts(entries, 'users', source.users, progress);
   counts.apps = await writeParts(entries, 'apps', source.apps, progress);
   counts.bundles = await writeParts(entries, 'bundles', source.bundles, progress);
+  counts.combinators = await writeParts(entries, 'combinators', source.combinators, progress);
   counts.debits = await writeParts(entries, 'debits', source.debits, progress);
   for await (const { file, content } of source.files) {
     const n = numberOf(++counts.files, 'files');
