@@ -83,6 +83,10 @@ describe.each(Object.entries(REDIS_KINDS))('Redis outage (%s)', (_kind, startRed
     gateway = await startGateway(config);
     dex = await startDex(config, { registerWaitMs: 500 });
     workers = [await startGatewayWorker(config), await startDexWorker(config)];
+    // Traffic starts once both are ready, as behind a load balancer: a cluster client needs a moment
+    // (the slot map) before its first command, and a sign-up before it would leave its registration
+    // to the next reconciliation.
+    for (const url of [gateway.url, dex.url]) await eventually(async () => (await fetch(`${url}/readyz`)).status === 200, 20_000);
     gatewayDb = new pg.Client({ connectionString: gwDb.url });
     await gatewayDb.connect();
   });

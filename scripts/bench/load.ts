@@ -78,6 +78,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
  * which wrk sets only after loading the script; a request formatted earlier went out without Host,
  * and node:http answered each with 400 and closed the connection (the bare hello of 2026-11-25).
  */
+const SPECS_PER_FUNCTION = 5_000;
+
 export function wrkScript(requests: BenchRequest[]): string {
   const lua = (s: string) => JSON.stringify(s); // JSON string escapes are valid Lua escapes for this ASCII
   const groups = [...new Set(requests.map((r) => r.group).filter((g) => g !== undefined))];
@@ -88,7 +90,15 @@ export function wrkScript(requests: BenchRequest[]): string {
     const group = r.group === undefined ? '' : `, group=${groups.indexOf(r.group) + 1}`;
     return `{method=${lua(r.method)}, path=${lua(r.path)}, headers={${headers}}, body=${r.body === undefined ? 'nil' : lua(r.body)}${group}}`;
   });
-  return `local specs = {${specs.join(',\n')}}
+  // A Lua function holds at most 65,536 constants: 100,000 requests (the scale part's spread) in one
+  // table constructor failed to load. So the list is filled by functions of SPECS_PER_FUNCTION each.
+  const fills: string[] = [];
+  for (let at = 0; at < specs.length; at += SPECS_PER_FUNCTION) {
+    const assignments = specs.slice(at, at + SPECS_PER_FUNCTION).map((spec) => `t[#t + 1] = ${spec}`);
+    fills.push(`;(function() local t = specs\n${assignments.join('\n')}\nend)()`);
+  }
+  return `local specs = {}
+${fills.join('\n')}
 local groups = {${groups.map(lua).join(',')}}
 local n = #specs
 local i = 0

@@ -153,6 +153,7 @@ export async function measureScale(
   await load(smallUrl, shape, pool, CLUSTER, { from: 0, to: 1 }, () => undefined);
   await checkSealed(bigUrl, masterKey);
   const tableSizes = await sizes(bigUrl);
+  for (const t of tableSizes) log(`  ${t.table}: ${t.rows} rows, ${t.tableBytes} + ${t.indexBytes} bytes`);
 
   const gatewayEnv = (databaseUrl: string) => ({
     DATABASE_URL: databaseUrl,
@@ -203,6 +204,7 @@ export async function measureScale(
     })),
   );
   const serveSeconds = (performance.now() - served) / 1000;
+  log(`  started in ${startSeconds.toFixed(1)} s, served them in ${serveSeconds.toFixed(1)} s`);
   await cold.running.stop();
 
   const big = await gateway('gateway-scale', bigUrl);
@@ -224,11 +226,15 @@ export async function measureScale(
     )) as [LoadResult, LoadResult];
     const ratio = onBig.p95 / onSmall.p95;
     search.push({ name: label, big: onBig, small: onSmall, ratio, target: 1.1, met: ratio <= 1.1 });
+    log(`  p95 ${onBig.p95.toFixed(1)} / ${onSmall.p95.toFixed(1)} ms = ${ratio.toFixed(2)}×`);
   }
   await small.running.stop();
 
   log(`file GET over ${active} active instances vs one`);
   const { spread, memory } = await measureSpread(big, instances, measurer, log, 3 * 1024);
+  log(
+    `  ${spread.ratio.toFixed(2)} (by CPU/req ${spread.cpuRatio.toFixed(2)}), ${(memory.bytesPerActiveInstance / 1024).toFixed(2)} KiB per instance`,
+  );
 
   log(`${SIGNUPS} sign-ups through the API, ${SIGNUP_CONCURRENCY} at a time`);
   const signupSeconds = await signUps(big.port);

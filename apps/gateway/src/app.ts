@@ -222,7 +222,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     signedUrlTtl: config.SIGNED_URL_TTL,
     baseUrl: (address) => instanceUrl(config, address),
   });
-  const events = new EventRepository(db);
+  const events = new EventRepository(db, reads);
   const readLog = new ReadLog(events, logger);
   const feed = new EventFeed(events, logger);
   const streams = new EventStreams({
@@ -242,7 +242,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     graceDays: config.INSTANCE_CLOSE_GRACE_DAYS,
   });
   const portability = new PortabilityService({
-    repository: new PortabilityRepository(db),
+    repository: new PortabilityRepository(db, reads),
     store: deps.blobStore,
     queues: deps.portability,
     clock,

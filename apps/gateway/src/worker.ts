@@ -14,6 +14,7 @@ import {
   PortabilityRepository,
   poolUse,
   UserRepository,
+  ReadRouting,
 } from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import {
@@ -32,6 +33,7 @@ import {
 } from '@pds/queue';
 import { createBlobStore, LocalBlobStore, objectKey, removeOrphans, S3BlobStore, type BlobStore } from '@pds/storage';
 import { Invalidation } from './instances/invalidation';
+import { SharedRecentWrites } from './instances/recent-writes';
 import { dexRegistrationProcessor } from './jobs/dex-registration';
 import { instancePurgeProcessor } from './jobs/instance-purge';
 import { exportArchiveProcessor } from './jobs/export-archive';
@@ -59,7 +61,7 @@ function withTrashPurge<R extends object>(sweep: () => Promise<R>, purge: () => 
 export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<Stoppable> {
   const store = await createBlobStore(config);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'gateway-worker' });
-  const db = createGatewayDb(config.DATABASE_URL, { max: 3 });
+  const db = createGatewayDb(config.DATABASE_URL, { max: 3, replicaUrl: config.DATABASE_REPLICA_URL });
   await disconnectOnFailure(db, requireReady('gateway worker', databaseChecks('gateway', db)));
   // BullMQ workers block on Redis: maxRetriesPerRequest must be null.
   const redis = blockingRedis(redisTarget(config));
@@ -70,7 +72,10 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const sender = config.SMTP_URL ? smtpSender(config.SMTP_URL, mailFrom(config)) : undefined;
   if (!sender) logger.warn('SMTP_URL is not set: mail jobs (password resets) fail until it is');
   const invalidation = new Invalidation(redis, undefined, `${config.QUEUE_PREFIX}:invalidate`, logger);
-  const portability = new PortabilityRepository(db);
+  // Exports read the replica when there is one, except right after the instance's own writes (marked in Redis by the gateways).
+  const windowMs = config.DATABASE_REPLICA_WINDOW * 1000;
+  const reads = new ReadRouting(db, db.replica && new SharedRecentWrites(redis, `${config.QUEUE_PREFIX}:replica`, windowMs, logger));
+  const portability = new PortabilityRepository(db, reads);
   const ttlHours = config.EXPORT_TTL_HOURS;
   const maxFileBytes = config.MAX_UPLOAD_BYTES;
   const thumbnails = new Producer(QUEUE_NAMES.thumbnail, queue);

@@ -2,6 +2,7 @@
 // queries and retention. The outbox itself is written by the change statements (outbox.ts).
 import type { GatewayDb } from './clients';
 import type { ActorKind } from './outbox';
+import { ReadRouting } from './replica';
 import { sqlOn, type Sql } from './sql';
 
 export interface StoredEvent {
@@ -46,7 +47,11 @@ const toEvent = (row: EventRow): StoredEvent => ({ ...row, seq: Number(row.seq) 
 export class EventRepository {
   private readonly sql: Sql;
 
-  constructor(db: GatewayDb) {
+  /** `reads` sends the activity log's reads to a replica when there is one (see ReadRouting). */
+  constructor(
+    db: GatewayDb,
+    private readonly reads = new ReadRouting(db),
+  ) {
     this.sql = sqlOn(db.pool);
   }
 
@@ -86,7 +91,7 @@ export class EventRepository {
     const filter = `"instanceId" = $1::uuid AND ($2::timestamptz IS NULL OR "at" >= $2) AND ($3::timestamptz IS NULL OR "at" < $3)
       AND ($4::uuid IS NULL OR "actorId" = $4::uuid)
       AND ($5::text IS NULL OR "type" = $5 OR (right($5, 1) = '.' AND starts_with("type", $5)))`;
-    return this.sql.prepared<ActivityEntry>(
+    return sqlOn(await this.reads.pool(instanceId)).prepared<ActivityEntry>(
       `(SELECT 'change' AS "kind", "type", "actorKind", "actorId", "object", "address", "at" FROM "Event" WHERE ${filter} ORDER BY "at" DESC LIMIT $6)
        UNION ALL
        (SELECT 'read' AS "kind", "type", "actorKind", "actorId", "object", "address", "at" FROM "ReadActivity" WHERE ${filter} ORDER BY "at" DESC LIMIT $6)

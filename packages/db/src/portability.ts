@@ -3,6 +3,7 @@
 // instance in ONE transaction (all or nothing), serialised per instance by an advisory lock.
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
+import { ReadRouting } from './replica';
 import { postgresErrorCode, sqlOn, transaction, UNIQUE_VIOLATION, type Sql } from './sql';
 import { recountUsage } from './usage';
 
@@ -141,15 +142,26 @@ export type RecordCursor = { namespace: string; endpoint: string; seq: string };
 export class PortabilityRepository {
   private readonly sql: Sql;
 
-  constructor(private readonly db: GatewayDb) {
+  /** `reads` sends the export's reads to a replica when there is one (see ReadRouting). */
+  constructor(
+    private readonly db: GatewayDb,
+    private readonly reads = new ReadRouting(db),
+  ) {
     this.sql = sqlOn(db.pool);
+  }
+
+  /** Statements for an export's read of this instance, which may be served by the replica. */
+  private async exported(instanceId: string): Promise<Sql> {
+    return sqlOn(await this.reads.pool(instanceId));
   }
 
   // The job rows.
 
   /** A new running export; null when one is running already (the partial unique index). */
   async startExport(instanceId: string, now: Date): Promise<PortabilityJobRow | null> {
-    return this.insertJob(instanceId, 'export', 'running', now);
+    // Marked as a write: the export's first reads (within the replica window) see every write before it,
+    // accounts, apps and bundles included, whose own writes are not marked.
+    return this.reads.written(instanceId, this.insertJob(instanceId, 'export', 'running', now));
   }
 
   /** A new import waiting for its bytes. */
@@ -255,8 +267,8 @@ export class PortabilityRepository {
 
   // The export's reads. Small tables whole; files and records a page at a time, in key order.
 
-  counts(instanceId: string): Promise<{ files: number; records: number }> {
-    return this.sql
+  async counts(instanceId: string): Promise<{ files: number; records: number }> {
+    return (await this.exported(instanceId))
       .prepared<{ files: number; records: number }>(
         `SELECT (SELECT count(*)::int FROM "File" WHERE "instanceId" = $1::uuid AND "status" <> 'New') AS "files",
           (SELECT count(*)::int FROM "DataRecord" WHERE "instanceId" = $1::uuid) AS "records"`,
@@ -265,8 +277,8 @@ export class PortabilityRepository {
       .then(([row]) => row ?? { files: 0, records: 0 });
   }
 
-  users(instanceId: string): Promise<UserExportRow[]> {
-    return this.sql.prepared<UserExportRow>(
+  async users(instanceId: string): Promise<UserExportRow[]> {
+    return (await this.exported(instanceId)).prepared<UserExportRow>(
       `SELECT u."id", u."username", u."email", u."fullName", u."kind", u."disabled", u."createdAt",
         (SELECT json_agg(json_build_object('namespace', g."namespace", 'endpoint', g."endpoint", 'access', g."access")
            ORDER BY g."namespace", g."endpoint", g."access")
@@ -276,30 +288,30 @@ export class PortabilityRepository {
     );
   }
 
-  apps(instanceId: string): Promise<AppExportRow[]> {
-    return this.sql.prepared<AppExportRow>(
+  async apps(instanceId: string): Promise<AppExportRow[]> {
+    return (await this.exported(instanceId)).prepared<AppExportRow>(
       `SELECT "appId", "record", "version", "setup", "enabled", "setupVersion", "userId" FROM "Application"
       WHERE "instanceId" = $1::uuid ORDER BY "appId"`,
       [instanceId],
     );
   }
 
-  bundles(instanceId: string): Promise<BundleExportRow[]> {
-    return this.sql.prepared<BundleExportRow>(
+  async bundles(instanceId: string): Promise<BundleExportRow[]> {
+    return (await this.exported(instanceId)).prepared<BundleExportRow>(
       `SELECT "name", "query", "createdAt" FROM "DataBundle" WHERE "instanceId" = $1::uuid ORDER BY "name"`,
       [instanceId],
     );
   }
 
-  combinators(instanceId: string): Promise<CombinatorExportRow[]> {
-    return this.sql.prepared<CombinatorExportRow>(
+  async combinators(instanceId: string): Promise<CombinatorExportRow[]> {
+    return (await this.exported(instanceId)).prepared<CombinatorExportRow>(
       `SELECT "name", "query", "createdAt" FROM "DataCombinator" WHERE "instanceId" = $1::uuid ORDER BY "name"`,
       [instanceId],
     );
   }
 
-  debits(instanceId: string): Promise<DebitExportRow[]> {
-    return this.sql.prepared<DebitExportRow>(
+  async debits(instanceId: string): Promise<DebitExportRow[]> {
+    return (await this.exported(instanceId)).prepared<DebitExportRow>(
       `SELECT d."key", d."requestClientName", d."requestClientUrl", d."requestClientLogoUrl", d."requestApplicationId",
         d."requestDescription", d."holderId", d."createdAt",
         COALESCE((SELECT json_agg(json_build_object('createdAt', p."createdAt", 'purpose', p."purpose", 'start', p."start",
@@ -312,8 +324,8 @@ export class PortabilityRepository {
   }
 
   /** Files other than unfinished uploads (a New file has no bytes yet), after `after` in fileId order. */
-  filesPage(instanceId: string, after: string, limit: number): Promise<FileExportRow[]> {
-    return this.sql.prepared<FileExportRow>(
+  async filesPage(instanceId: string, after: string, limit: number): Promise<FileExportRow[]> {
+    return (await this.exported(instanceId)).prepared<FileExportRow>(
       `SELECT f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size"::text AS "size",
         f."contentPublic", f."uploaderId", f."dateCreated", f."lastUpdated",
         COALESCE((SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable") ORDER BY p."userId")
@@ -325,9 +337,9 @@ export class PortabilityRepository {
   }
 
   /** Records in (namespace, endpoint, seq) order after `after`, each with the recordIds it is linked with. */
-  recordsPage(instanceId: string, after: RecordCursor | null, limit: number): Promise<RecordExportRow[]> {
+  async recordsPage(instanceId: string, after: RecordCursor | null, limit: number): Promise<RecordExportRow[]> {
     const cursor = after ?? { namespace: '', endpoint: '', seq: '-1' };
-    return this.sql.prepared<RecordExportRow>(
+    return (await this.exported(instanceId)).prepared<RecordExportRow>(
       `SELECT r."namespace", r."endpoint", r."recordId", r."data", r."createdAt", r."userId", r."seq"::text AS "seq",
         COALESCE((SELECT array_agg(l."linkedId"::text ORDER BY l."linkedId") FROM "DataRecordLink" l
           WHERE l."instanceId" = r."instanceId" AND l."recordId" = r."recordId"), '{}') AS "links"

@@ -34,16 +34,30 @@ export function runQueue(
   return worker;
 }
 
+/** True when `work` settled within `ms`; false when it was given up on (it may still settle later). */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const settled = await Promise.race([
+    work.then(
+      () => true,
+      () => true,
+    ),
+    timedOut,
+  ]);
+  clearTimeout(timer);
+  return settled;
+}
+
+/** How long a forced close may wait on Redis: a cluster connection caught mid-reconnect may never answer. */
+const FORCED_CLOSE_MS = 2000;
+
 /** Lets running jobs finish for up to `graceMs`, then stops the workers without waiting (those jobs run again later). */
 export async function closeWorkers(workers: Worker[], graceMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const graceful = Promise.all(workers.map((w) => w.close())).then(() => true);
-  const timedOut = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), graceMs);
-  });
-  const finished = await Promise.race([graceful, timedOut]);
-  clearTimeout(timer);
-  if (!finished) await Promise.all(workers.map((w) => w.close(true)));
+  if (await settlesWithin(Promise.all(workers.map((w) => w.close())), graceMs)) return;
+  await settlesWithin(Promise.all(workers.map((w) => w.close(true))), FORCED_CLOSE_MS);
 }
 
 /** How often a worker queues again the work an outage or a crash may have dropped. */
@@ -98,7 +112,8 @@ export async function startJobProcess(parts: JobProcess): Promise<() => Promise<
   const close = async () => {
     await stopBegun();
     await closeWorkers(parts.workers, parts.graceMs);
-    for (const producer of parts.producers) await producer.close();
+    // Bounded: after a Redis outage a cluster connection may never finish closing; disconnect() below cuts it.
+    await settlesWithin(Promise.all(parts.producers.map((producer) => producer.close())), FORCED_CLOSE_MS);
     parts.connection.disconnect();
     await parts.release();
     parts.logger.flush();
