@@ -71,7 +71,8 @@ describe('wrk', () => {
     ]);
     const { slow, fast } = result.groups ?? {};
     expect(slow?.p50).toBeGreaterThanOrEqual(29);
-    expect(fast?.p99).toBeLessThan(29);
+    // Medians, not tails: on a loaded machine a fast request's p99 can pass 30 ms by scheduling alone.
+    expect(fast?.p50).toBeLessThan(15);
     // In turn, two fast ones for each slow one (give or take those in flight at the end).
     expect(Math.abs((fast?.requests ?? 0) - 2 * (slow?.requests ?? 0))).toBeLessThanOrEqual(8);
   });

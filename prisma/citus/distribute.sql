@@ -35,6 +35,7 @@ SELECT create_distributed_table('"DataDebit"', 'instanceId', colocate_with => '"
 SELECT create_distributed_table('"DataDebitPermission"', 'instanceId', colocate_with => '"User"');
 SELECT create_distributed_table('"DataCombinator"', 'instanceId', colocate_with => '"User"');
 SELECT create_distributed_table('"InstanceStateChange"', 'instanceId', colocate_with => '"User"');
+SELECT create_distributed_table('"InstanceUsage"', 'instanceId', colocate_with => '"User"');
 SELECT create_distributed_table('"PasswordReset"', 'instanceId', colocate_with => '"User"');
 SELECT create_distributed_table('"EventCounter"', 'instanceId', colocate_with => '"User"');
 SELECT create_distributed_table('"Event"', 'instanceId', colocate_with => '"User"');

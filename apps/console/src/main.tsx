@@ -17,6 +17,7 @@ import { HatLogin } from './views/HatLogin';
 import { Login } from './views/Login';
 import { Portability } from './views/Portability';
 import { Profile } from './views/Profile';
+import { Trash } from './views/Trash';
 import { Forgot, PASSWORD_SET, PASSWORD_SET_NOTICE, Reset } from './views/Recovery';
 import { Security } from './views/Security';
 import { Users } from './views/Users';
@@ -93,6 +94,7 @@ function App() {
 
   const screens: [string, string, boolean][] = [
     ['files', 'Files', true],
+    ['trash', 'Trash', owner],
     ['apps', 'Apps', owner],
     ['data', 'Data', owner],
     ['data-debits', 'Data debits', owner && debits],
@@ -107,6 +109,8 @@ function App() {
       <FileDetails key={rest[0]} fileId={rest[0]} session={session} />
     ) : screen === 'files' ? (
       <Files session={session} query={route.query} />
+    ) : screen === 'trash' && owner ? (
+      <Trash />
     ) : screen === 'apps' && owner ? (
       <Apps />
     ) : screen === 'data' && owner ? (

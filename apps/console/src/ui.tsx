@@ -2,6 +2,7 @@
 // navigation, paging, byte sizes and dates.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
+import { errorText } from './api';
 
 export function Status({ message, error }: { message?: string; error?: string }) {
   return (
@@ -9,6 +10,24 @@ export function Status({ message, error }: { message?: string; error?: string })
       {error ? <p class="error">{error}</p> : message ? <p>{message}</p> : null}
     </div>
   );
+}
+
+export type StatusLine = { message?: string; error?: string };
+
+/** Runs a change, then shows `message` and reads the screen again; or shows what went wrong. */
+export async function runChange(
+  work: () => Promise<unknown>,
+  message: string,
+  show: (status: StatusLine) => void,
+  reload: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    await work();
+    show({ message });
+    await reload();
+  } catch (e) {
+    show({ error: errorText(e) });
+  }
 }
 
 /** The screen's heading; focused when the screen opens so keyboard and screen-reader users land on it. */

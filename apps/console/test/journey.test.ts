@@ -417,6 +417,22 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByLabel('Find files').fill('');
     await summary(owner, `${BULK + 5 - 3} files`);
 
+    // They wait in the trash: one restored, one deleted for good, then the trash emptied.
+    await owner.getByText(/ of 1\.07 GB used/).waitFor();
+    await owner.getByRole('link', { name: 'Trash' }).first().click();
+    await summary(owner, '3 files');
+    await watch.screen(owner, 'trash');
+    await owner.getByRole('button', { name: `Restore ${bulkName(7)}` }).click();
+    await owner.getByText(`${bulkName(7)} is back in your files`).waitFor();
+    owner.once('dialog', (dialog) => void dialog.accept());
+    await owner.getByRole('button', { name: `Delete ${bulkName(8)} for good` }).click();
+    await owner.getByText(`${bulkName(8)} deleted for good`).waitFor();
+    owner.once('dialog', (dialog) => void dialog.accept());
+    await owner.getByRole('button', { name: 'Empty the trash' }).click();
+    await owner.getByText('The trash is empty.').waitFor();
+    await owner.getByRole('link', { name: 'Back to your files' }).click();
+    await summary(owner, `${BULK + 5 - 2} files`);
+
     // Uploads never completed stay out of the list, in their own notice, until removed…
     await uploadThroughApi(api, 'half-a.txt', '', { complete: false });
     await uploadThroughApi(api, 'half-b.txt', '', { complete: false });

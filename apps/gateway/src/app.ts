@@ -16,6 +16,7 @@ import {
   EventRepository,
   FileRepository,
   InstanceAdminRepository,
+  UsageRepository,
   PortabilityRepository,
   InstanceRepository,
   PasswordResetRepository,
@@ -57,6 +58,8 @@ import { WebhookService } from './events/webhooks';
 import { ArchiveService } from './files/archive';
 import { RedisArchiveSelections } from './files/archive-selections';
 import { FileService } from './files/service';
+import { TrashService } from './files/trash';
+import { SystemStatusService } from './hat/system-status';
 import { ProfileService } from './hat/profile';
 import { PortabilityService, type PortabilityQueues } from './portability/service';
 import type { ThumbnailQueue } from './files/thumbnails';
@@ -141,9 +144,11 @@ export function createApp(deps: GatewayDeps): Gateway {
   const instances = new InstanceRepository(db);
   const users = new UserRepository(db, accountsChanged);
   const applications = new ApplicationRepository(db, accountsChanged);
-  const files = new FileRepository(db, reads);
-  const records = new DataRecordRepository(db, reads);
-  const changes = new DataChangeRepository(db, reads);
+  const quotas = { bytes: config.QUOTA_BYTES, recordsBytes: config.QUOTA_RECORDS_BYTES };
+  const files = new FileRepository(db, reads, quotas);
+  const records = new DataRecordRepository(db, reads, quotas);
+  const changes = new DataChangeRepository(db, reads, quotas);
+  const usage = new UsageRepository(db);
   const grants = new DataGrantRepository(db);
 
   const accounts = new AccountCache(users, applications, invalidation, { stats: deps.metrics?.cache('accounts') });
@@ -261,6 +266,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     localStore: deps.blobStore instanceof LocalBlobStore ? deps.blobStore : undefined,
     files: fileService,
     archives,
+    trash: new TrashService({ files, store: deps.blobStore, clock }),
     portability,
     users: new UserService(users),
     closing,
@@ -272,6 +278,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     bundles,
     combinators: new CombinatorService(new DataCombinatorRepository(db), bundles, clock),
     profiles: new ProfileService(bundles, records, clock),
+    systemStatus: new SystemStatusService(usage, quotas, clock),
     streams,
     activity: new ActivityService(events),
     webhooks: new WebhookService(new WebhookRepository(db), applications, clock),
@@ -308,10 +315,13 @@ export function createApp(deps: GatewayDeps): Gateway {
 
   const dispatcher = createDispatcher({ routes, pipeline, fallback: app, logger, metrics: deps.metrics });
 
-  if (deps.metrics) clusterTotals(deps.metrics, instanceAdmin);
-  const quotas = { bytes: config.QUOTA_BYTES, recordsBytes: config.QUOTA_RECORDS_BYTES };
+  if (deps.metrics) clusterTotals(deps.metrics, instanceAdmin, usage);
   const admin = config.ADMIN_TOKEN
-    ? createAdminApp(new AdminService(instanceAdmin, registry, closing, quotas, clock), { adminToken: config.ADMIN_TOKEN, trust, logger })
+    ? createAdminApp(new AdminService(instanceAdmin, usage, registry, closing, quotas, clock), {
+        adminToken: config.ADMIN_TOKEN,
+        trust,
+        logger,
+      })
     : undefined;
   const endStreams = () => {
     streams.endAll();

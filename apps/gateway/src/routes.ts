@@ -31,9 +31,12 @@ import { webhookRoutes } from './events/webhook-routes';
 import type { WebhookService } from './events/webhooks';
 import { fileRoutes } from './files/routes';
 import type { FileService } from './files/service';
+import type { TrashService } from './files/trash';
+import { trashRoutes } from './files/trash-routes';
 import { withOlderPrefixes } from './hat/legacy-prefixes';
 import type { ProfileService } from './hat/profile';
 import { hatRoutes } from './hat/routes';
+import { systemStatusRoutes, type SystemStatusService } from './hat/system-status';
 import type { ClosingService } from './instances/closing';
 import { closingRoutes } from './instances/closing-routes';
 import type { InstanceRegistry } from './instances/registry';
@@ -64,6 +67,7 @@ export interface RouteServices {
   localStore: LocalBlobStore | undefined;
   files: FileService;
   archives: ArchiveService;
+  trash: TrashService;
   portability: PortabilityService;
   users: UserService;
   closing: ClosingService;
@@ -75,6 +79,7 @@ export interface RouteServices {
   bundles: BundleService;
   combinators: CombinatorService;
   profiles: ProfileService;
+  systemStatus: SystemStatusService;
   streams: EventStreams;
   activity: ActivityService;
   webhooks: WebhookService;
@@ -98,8 +103,10 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...debitRoutes(s.debits, s.bundles),
     ...combinatorRoutes(s.combinators),
     ...fileRoutes(s.files, s.archives),
+    ...trashRoutes(s.trash),
     ...portabilityRoutes(s.portability),
     ...hatRoutes(s.profiles, s.logger),
+    ...systemStatusRoutes(s.systemStatus),
     ...eventRoutes(s.streams, s.activity),
     ...webhookRoutes(s.webhooks),
   ];

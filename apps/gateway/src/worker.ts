@@ -42,6 +42,7 @@ import { importArchiveProcessor } from './jobs/import-archive';
 import { mailProcessor } from './jobs/mail';
 import { requeuePendingRegistrations } from './jobs/reconcile';
 import { thumbnailProcessor } from './jobs/thumbnail';
+import { trashPurgeProcessor } from './jobs/trash-purge';
 import { sweepActivityEvery } from './jobs/activity-sweep';
 import { uploadSweepProcessor } from './jobs/upload-sweep';
 import { webhookDelivery } from './jobs/webhook-delivery';
@@ -51,6 +52,11 @@ import { mailFrom, smtpSender } from './mail/smtp';
 export const UPLOAD_SWEEP_EVERY_MS = 5 * 60 * 1000;
 /** How often closing instances past their grace period are looked for (the grace is counted in days). */
 export const INSTANCE_PURGE_EVERY_MS = 10 * 60 * 1000;
+
+/** The sweep, then the trash's purge, as one job run. */
+function withTrashPurge<R extends object>(sweep: () => Promise<R>, purge: () => Promise<{ purged: number }>) {
+  return async () => ({ ...(await sweep()), ...(await purge()) });
+}
 
 export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<Stoppable> {
   const store = await createBlobStore(config);
@@ -84,14 +90,18 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
     runQueue(QUEUE_NAMES.dexRegistration, dexRegistrationProcessor({ dexUrl: config.DEX_URL, states }), queue, logger),
     runQueue(
       QUEUE_NAMES.uploadSweep,
-      uploadSweepProcessor({
-        files,
-        store,
-        objectKey,
-        clock,
-        uploadDeadline: config.UPLOAD_DEADLINE,
-        leftovers: () => removeLeftovers(store, files, clock, config.SIGNED_URL_TTL),
-      }),
+      // The trash is purged on the sweep's schedule: both are the files' housekeeping.
+      withTrashPurge(
+        uploadSweepProcessor({
+          files,
+          store,
+          objectKey,
+          clock,
+          uploadDeadline: config.UPLOAD_DEADLINE,
+          leftovers: () => removeLeftovers(store, files, clock, config.SIGNED_URL_TTL),
+        }),
+        trashPurgeProcessor({ files, store, clock, trashDays: config.TRASH_DAYS }),
+      ),
       queue,
       logger,
     ),

@@ -74,6 +74,14 @@ it('counts instances by state on METRICS_PORT, with no label naming an instance'
     'pds_instances{state="closing",process="gateway"} 0',
     'pds_instances{state="suspended",process="gateway"} 1',
   ]);
+  // The usage totals: nothing stored yet, and no label naming an instance either.
+  const stored = res.text.split('\n').filter((line) => line.startsWith('pds_stored_'));
+  expect(stored.sort()).toEqual([
+    'pds_stored_bytes{kind="files",process="gateway"} 0',
+    'pds_stored_bytes{kind="records",process="gateway"} 0',
+    'pds_stored_items{kind="files",process="gateway"} 0',
+    'pds_stored_items{kind="records",process="gateway"} 0',
+  ]);
   expect(res.text).not.toMatch(/alice|bob/);
 });
 

@@ -55,6 +55,7 @@ function file(permission: Permission, visibility: Visibility = 'private', status
     dateCreated: at,
     lastUpdated: at,
     createdAt: at,
+    trashedAt: null,
     permissions,
   };
 }

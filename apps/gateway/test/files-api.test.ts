@@ -197,7 +197,7 @@ describe.each(STORES)('Files API on the %s store', (store) => {
   });
 
   describe('delete', () => {
-    it('removes the bytes, marks the file Deleted, and may be repeated', async () => {
+    it('marks the file Deleted and moves it to the trash (bytes removed when purged), and may be repeated', async () => {
       const file = await uploadFile(gw, owner(), { name: 'del.txt', source: 'del' });
       gw.clock.advance(5);
       const res = await call(gw, 'delete', `/file/${file.fileId}`, owner());
@@ -205,9 +205,12 @@ describe.each(STORES)('Files API on the %s store', (store) => {
       expect(res.body.status).toEqual({ status: 'Deleted' });
       expect(res.body.lastUpdated).not.toBe(file.lastUpdated);
       expect(res.body.name).toBe('del.txt');
-      expect(await gw.blobStore.stat(objectKey(alice.address, file.fileId))).toBeNull();
       expect((await call(gw, 'get', `/content/${file.fileId}`, owner())).status).toBe(404);
       expect((await call(gw, 'delete', `/file/${file.fileId}`, owner())).status).toBe(200);
+      // The bytes wait in the trash (files-quota-trash.test.ts) until purged.
+      expect(await gw.blobStore.stat(objectKey(alice.address, file.fileId))).toBe(5);
+      expect((await call(gw, 'delete', `/trash/${file.fileId}`, owner())).status).toBe(200);
+      expect(await gw.blobStore.stat(objectKey(alice.address, file.fileId))).toBeNull();
     });
 
     it('deletes a file that is still New', async () => {

@@ -58,7 +58,7 @@ describe.each(STORES)('on the %s store', (store) => {
     expect(res.body.failed).toEqual([{ fileId: 'nothing.txt', error: 'Not Found', message: 'File nothing.txt not found' }]);
   });
 
-  it('deletes the selected files with their bytes, and deleting again is no error', async () => {
+  it('moves the selected files to the trash, and deleting again is no error', async () => {
     const { fileId: a } = await uploadFile(gw, owner, { name: 'gone-a.txt', source: 'console' });
     const { fileId: b } = await uploadFile(gw, owner, { name: 'gone-b.txt', source: 'console' });
     const res = await bulk(owner, { fileIds: [a, b, 'nothing.txt'], action: 'delete' });
@@ -68,7 +68,9 @@ describe.each(STORES)('on the %s store', (store) => {
       [b, 'Deleted'],
     ]);
     expect(res.body.failed.map((f: { fileId: string }) => f.fileId)).toEqual(['nothing.txt']);
-    for (const fileId of [a, b]) expect(await gw.blobStore.stat(objectKey(alice.address, fileId))).toBeNull();
+    const trashed = await call(gw, 'get', '/trash', owner);
+    expect(trashed.body.map((f: { fileId: string }) => f.fileId).sort()).toEqual([a, b].sort());
+    for (const fileId of [a, b]) expect(await gw.blobStore.stat(objectKey(alice.address, fileId))).toBe(5);
     expect((await bulk(owner, { fileIds: [a], action: 'delete' })).body.updated).toHaveLength(1);
   });
 

@@ -140,14 +140,17 @@ describe.each(STORES)('on the %s store', (store) => {
     return (await gw.db.pool.query<{ id: string }>(`SELECT "id" FROM "Instance" WHERE "address" = $1`, [alice.address])).rows[0]!.id;
   }
 
-  it('removes the thumbnail with the file, and a job for a deleted file stores nothing', async () => {
+  it('keeps the thumbnail while the file is in the trash, removes it with the purge, and a job for a deleted file stores nothing', async () => {
     const { fileId } = await uploadFile(gw, owner, { name: 'bye.png', source: 'camera' }, await picture('png', 500, 500));
     await withThumbnail(fileId);
     const key = thumbnailKey(alice.address, fileId);
     expect(await gw.blobStore.stat(key)).toBeGreaterThan(0);
     expect((await call(gw, 'delete', `/file/${fileId}`, owner)).status).toBe(200);
-    expect(await gw.blobStore.stat(key)).toBeNull();
+    // In the trash: kept for a restore, but served to nobody.
+    expect(await gw.blobStore.stat(key)).toBeGreaterThan(0);
     expect((await call(gw, 'get', `/thumbnail/${fileId}`, owner)).status).toBe(404);
+    expect((await call(gw, 'delete', `/trash/${fileId}`, owner)).status).toBe(200);
+    expect(await gw.blobStore.stat(key)).toBeNull();
     const late = await thumbnailProcessor({ files, store: gw.blobStore })({
       data: { instanceId: await instanceId(), address: alice.address, fileId },
     });

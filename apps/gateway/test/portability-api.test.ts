@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import type { Worker } from 'bullmq';
 import sharp from 'sharp';
 import request from 'supertest';
-import { PortabilityRepository } from '@pds/db';
+import { PortabilityRepository, UsageRepository } from '@pds/db';
 import { createLogger } from '@pds/runtime';
 import { blockingRedis, QUEUE_NAMES, runQueue } from '@pds/queue';
 import { exportArchiveProcessor } from '../src/jobs/export-archive';
@@ -291,6 +291,13 @@ describe.each(STORES)('export and import on the %s store', (store) => {
       (u) => u.username === 'bob',
     );
     expect(bobOnB?.enabled).toBe(false);
+    // The import set B's usage to what it restored, the same as A's (usage.ts): no drift on either.
+    const usageOf = async (gw: TestGateway, who: SignedUp) => {
+      const id = (await gw.db.instance.findUniqueOrThrow({ where: { address: who.address } })).id;
+      return new UsageRepository(gw.db).find(id);
+    };
+    expect(await usageOf(b, carol)).toEqual(await usageOf(a, alice));
+    for (const gw of [a, b]) expect((await new UsageRepository(gw.db).verify()).drift).toEqual([]);
     const apps = await b.db.pool.query(`SELECT "appId", "setup", "enabled" FROM "Application"`);
     expect(apps.rows).toEqual([{ appId: 'notes', setup: false, enabled: false }]);
     const terms = await b.db.pool.query(`SELECT "accepted" FROM "DataDebitPermission"`);

@@ -155,6 +155,8 @@ const base = z.object({
     .int()
     .positive()
     .default(256 * 1024 ** 2),
+  /** Days a deleted file waits in the trash (still counted in usage) before the worker purges it. */
+  TRASH_DAYS: z.coerce.number().int().positive().max(3650).default(30),
 
   /** Days an instance its owner (or the operator) closes keeps answering its owner, who may cancel, before it is erased. */
   INSTANCE_CLOSE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(7),

@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       DEX_ADMINS: ['admin.pds.localhost'],
       QUOTA_BYTES: 1024 ** 3,
       QUOTA_RECORDS_BYTES: 256 * 1024 ** 2,
+      TRASH_DAYS: 30,
     });
     expect(c.ADMIN_PORT).toBeUndefined();
   });

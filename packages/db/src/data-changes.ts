@@ -1,10 +1,11 @@
 // Changes to data records by id (update, delete, batches across tables, links) and the questions
 // asked about the tables as a whole (their names, an app's newest record).
 import type { GatewayDb } from './clients';
-import { insertRows, RECORD_OBJECT, type LocatedRecord, type TableRow } from './data';
+import { insertRows, RECORD_OBJECT, recordBytes, withoutRecords, type LocatedRecord, type TableRow } from './data';
 import { eventCtes, eventValues } from './outbox';
 import { ReadRouting } from './replica';
 import { sqlOn, type Sql } from './sql';
+import { addRecordUsage, QuotaExceeded, UNLIMITED, type QuotaDefaults } from './usage';
 
 /** A record with the account that wrote it (null for records older than that column). */
 export interface OwnedRecord extends LocatedRecord {
@@ -35,20 +36,33 @@ const UPDATE_DATA = `WITH updated AS (
   ${eventCtes('updated', `'record.updated'`, RECORD_OBJECT, 3)}
   SELECT ${OWNED_COLUMNS} FROM updated ORDER BY n`;
 
-const DELETE_RECORDS = `WITH "removed" AS (
-    DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])
-    RETURNING "recordId", "namespace", "endpoint"
-  ),
-  ${eventCtes('"removed"', `'record.deleted'`, RECORD_OBJECT, 3)}
-  SELECT count(*)::int AS "count" FROM "removed"`;
+/**
+ * Adds what an update ($2, as UPDATE_DATA takes it) changes in record bytes to the usage, before the
+ * update and in its transaction; no row when the growth would pass the quota ($3 the cluster's).
+ */
+const UPDATE_USAGE = `WITH ${addRecordUsage(
+  '0',
+  `(SELECT coalesce(sum(${recordBytes("u.c->'data'")} - ${recordBytes('r."data"')}), 0)
+    FROM jsonb_array_elements($2::jsonb) AS u(c)
+    JOIN "DataRecord" r ON r."instanceId" = $1::uuid AND r."recordId" = (u.c->>'recordId')::uuid)`,
+  '$3',
+)} SELECT 1 FROM usage`;
+
+/** Removes records by id ($2), out of the usage and with their events ($3…), in one statement. */
+const DELETE_RECORDS = withoutRecords(
+  `DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])
+  RETURNING "recordId", "namespace", "endpoint", "data"`,
+  3,
+);
 
 export class DataChangeRepository {
   private readonly sql: Sql;
 
-  /** `reads` learns of every write here (see ReadRouting). */
+  /** `reads` learns of every write here (see ReadRouting); `quotas`: the cluster's, absent only for tools that read. */
   constructor(
     db: GatewayDb,
     private readonly reads = new ReadRouting(db),
+    private readonly quotas: QuotaDefaults = UNLIMITED,
   ) {
     this.sql = sqlOn(db.pool);
   }
@@ -72,7 +86,10 @@ export class DataChangeRepository {
           true,
         ),
       );
-      return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, JSON.stringify(changes), ...eventValues()]);
+      const json = JSON.stringify(changes);
+      const counted = await tx.prepared(UPDATE_USAGE, [instanceId, json, this.quotas.recordsBytes]);
+      if (counted.length === 0) throw new QuotaExceeded('records');
+      return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, json, ...eventValues()]);
     });
   }
 
@@ -80,19 +97,19 @@ export class DataChangeRepository {
   remove(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<number> {
     return this.reads.transaction(instanceId, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
-      const [row] = await tx.prepared<{ count: number }>(DELETE_RECORDS, [instanceId, recordIds, ...eventValues()]);
-      return row?.count ?? 0;
+      const [row] = await tx.prepared<{ removed: number }>(DELETE_RECORDS, [instanceId, recordIds, ...eventValues()]);
+      return row?.removed ?? 0;
     });
   }
 
   /** Stores a batch across tables in one transaction: each row, then its links, linked both ways. */
   insertBatch(instanceId: string, userId: string, rows: BatchRow[]): Promise<LinkedRecord[]> {
     return this.reads.transaction(instanceId, async (tx) => {
-      const saved = await insertRows(tx, instanceId, userId, rows);
+      const saved = await insertRows(tx, instanceId, userId, rows, this.quotas);
       const result: LinkedRecord[] = [];
       for (const [i, row] of rows.entries()) {
         const record = saved[i] as LocatedRecord;
-        const links = row.links.length ? await insertRows(tx, instanceId, userId, row.links) : [];
+        const links = row.links.length ? await insertRows(tx, instanceId, userId, row.links, this.quotas) : [];
         await linkPairs(
           tx,
           instanceId,

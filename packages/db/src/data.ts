@@ -4,6 +4,7 @@ import type { DataAccess, DataGrant } from './generated/gateway/client';
 import { eventCtes, eventValues } from './outbox';
 import { ReadRouting } from './replica';
 import { isUuid, sqlOn, type Sql } from './sql';
+import { addRecordUsage, QuotaExceeded, removeRecordUsage, UNLIMITED, type QuotaDefaults } from './usage';
 
 export interface StoredRecord {
   recordId: string;
@@ -32,35 +33,73 @@ export interface LocatedRecord extends StoredRecord {
 /** A data record event's object, from a row of a change's RETURNING. */
 export const RECORD_OBJECT = `jsonb_build_object('namespace', "namespace", 'endpoint', "endpoint", 'recordId', "recordId")`;
 
-/** $1 instance, $2 writer, $3 the rows as a JSON array (ids included), $4 createdAt, $5… the events' (outbox.ts). */
-const INSERT_ROWS = `WITH inserted AS (
+/** The bytes a record counts in the usage: its JSON text (`data` a jsonb expression). */
+export const recordBytes = (data: string) => `octet_length((${data})::text)`;
+
+/**
+ * $1 instance, $2 writer, $3 the rows as a JSON array (ids included), $4 createdAt, $5 the cluster's
+ * records quota, $6… the events' (outbox.ts). The usage is added first (usage.ts) and the rows are
+ * inserted only when it was: no row at all when they would pass the quota.
+ */
+const INSERT_ROWS = `WITH incoming AS (
+    SELECT t.r, t.n FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(r, n)
+  ), ${addRecordUsage('(SELECT count(*) FROM incoming)', `(SELECT coalesce(sum(${recordBytes("r->'data'")}), 0) FROM incoming)`, '$5')},
+  inserted AS (
     INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "userId", "createdAt")
     SELECT $1::uuid, (t.r->>'recordId')::uuid, t.r->>'namespace', t.r->>'endpoint', t.r->'data', $2::uuid, $4::timestamptz
-    FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(r, n)
+    FROM incoming t WHERE EXISTS (SELECT 1 FROM usage)
     ORDER BY t.n
     RETURNING "recordId", "namespace", "endpoint", "data", "seq"
   ),
-  ${eventCtes('inserted', `'record.created'`, RECORD_OBJECT, 5)}
+  ${eventCtes('inserted', `'record.created'`, RECORD_OBJECT, 6)}
   SELECT "recordId", "namespace", "endpoint", "data" FROM inserted ORDER BY "seq"`;
 
 /**
- * Inserts rows in one statement (all or nothing), in array order: `seq` follows the ordinality.
- * Takes the pool's statements or a transaction's, so a batch can add its links in the same
- * transaction. Ids and the time are made here and bound, so the statement calls no volatile function.
+ * Inserts rows in one statement (all or nothing), in array order: `seq` follows the ordinality, and
+ * counts them in the instance's usage in the same statement. Takes the pool's statements or a
+ * transaction's, so a batch can add its links in the same transaction. Ids and the time are made here
+ * and bound, so the statement calls no volatile function. Throws QuotaExceeded (nothing stored) when
+ * the rows would pass the instance's records quota.
  */
-export async function insertRows(sql: Sql, instanceId: string, userId: string, rows: TableRow[]): Promise<LocatedRecord[]> {
+export async function insertRows(
+  sql: Sql,
+  instanceId: string,
+  userId: string,
+  rows: TableRow[],
+  quotas: QuotaDefaults,
+): Promise<LocatedRecord[]> {
   const withIds = rows.map((row) => ({ ...row, recordId: randomUUID() }));
-  return sql.prepared<LocatedRecord>(INSERT_ROWS, [instanceId, userId, JSON.stringify(withIds), new Date(), ...eventValues()]);
+  const saved = await sql.prepared<LocatedRecord>(INSERT_ROWS, [
+    instanceId,
+    userId,
+    JSON.stringify(withIds),
+    new Date(),
+    quotas.recordsBytes,
+    ...eventValues(),
+  ]);
+  if (saved.length < rows.length) throw new QuotaExceeded('records');
+  return saved;
 }
+
+/**
+ * A delete of records (`del`, its first parameter the instance, RETURNING "recordId", "namespace",
+ * "endpoint", "data") that takes them out of the instance's usage and writes their events in the same
+ * statement, the events' parameters from `$eventsFirst` (outbox.ts); answers how many it removed.
+ */
+export const withoutRecords = (del: string, eventsFirst: number) => `WITH gone AS (${del}),
+  ${removeRecordUsage('(SELECT count(*) FROM gone)', `(SELECT coalesce(sum(${recordBytes('"data"')}), 0) FROM gone)`)},
+  ${eventCtes('gone', `'record.deleted'`, RECORD_OBJECT, eventsFirst)}
+  SELECT count(*)::int AS "removed" FROM gone`;
 
 /** Records of the data tables. Every method takes the instance id first. */
 export class DataRecordRepository {
   private readonly sql: Sql;
 
-  /** `reads` learns of every write here (see ReadRouting). */
+  /** `reads` learns of every write here (see ReadRouting); `quotas`: the cluster's, absent only for tools that read. */
   constructor(
     db: GatewayDb,
     private readonly reads = new ReadRouting(db),
+    private readonly quotas: QuotaDefaults = UNLIMITED,
   ) {
     this.sql = sqlOn(db.pool);
   }
@@ -77,6 +116,7 @@ export class DataRecordRepository {
         instanceId,
         userId,
         records.map((data) => ({ namespace, endpoint, data })),
+        this.quotas,
       ),
     );
     return rows.map(({ recordId, data }) => ({ recordId, data }));
@@ -111,17 +151,16 @@ export class DataRecordRepository {
 
   /** The number of records removed. */
   async deleteEndpoint(instanceId: string, namespace: string, endpoint: string): Promise<number> {
-    const remove = this.sql.prepared<{ count: number }>(
-      `WITH "removed" AS (
-         DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3
-         RETURNING "recordId", "namespace", "endpoint"
-       ),
-       ${eventCtes('"removed"', `'record.deleted'`, RECORD_OBJECT, 4)}
-       SELECT count(*)::int AS "count" FROM "removed"`,
+    const remove = this.sql.prepared<{ removed: number }>(
+      withoutRecords(
+        `DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3
+        RETURNING "recordId", "namespace", "endpoint", "data"`,
+        4,
+      ),
       [instanceId, namespace, endpoint, ...eventValues()],
     );
     const [row] = await this.reads.written(instanceId, remove);
-    return row?.count ?? 0;
+    return row?.removed ?? 0;
   }
 }
 

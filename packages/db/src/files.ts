@@ -5,6 +5,7 @@ import { ReadRouting } from './replica';
 import type { File, FilePermission, FileStatus } from './generated/gateway/client';
 import { eventCtes, eventValues, writeEvents } from './outbox';
 import { isUuid, sqlOn, type Rows, type Sql } from './sql';
+import { changeFileUsage, QuotaExceeded, UNLIMITED, type QuotaDefaults } from './usage';
 
 export type { File, FilePermission, FileStatus };
 /** One account's permission on a file, as access decisions and clients see it. */
@@ -86,7 +87,7 @@ const FILE_PERMISSIONS = `COALESCE((SELECT json_agg(json_build_object('userId', 
 /** A file with its permissions in one row (`f` is the file), so a read is one statement and one round trip. */
 const FILE_FIELDS = `f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description",
   f."status", f."size", f."contentPublic", f."thumbnail", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
-  ${FILE_PERMISSIONS}`;
+  f."trashedAt", ${FILE_PERMISSIONS}`;
 const FILE_SELECT = `SELECT ${FILE_FIELDS} FROM "File" f`;
 
 /**
@@ -119,6 +120,22 @@ const UPDATE_METADATA = updateFile(`"name" = $3, "tags" = $4::text[], "title" = 
   type: `'file.updated'`,
   first: 8,
 });
+/** A completed file to the trash: Deleted to every reader (its event is the delete's), bytes and permissions kept. */
+const TRASH = updateFile(
+  `"status" = 'Deleted', "trashedAt" = $3::timestamptz, "lastUpdated" = $3::timestamptz`,
+  { type: `'file.deleted'`, first: 4 },
+  ` AND "status" = 'Completed'`,
+);
+const RESTORE = updateFile(
+  `"status" = 'Completed', "trashedAt" = NULL, "lastUpdated" = $3::timestamptz`,
+  { type: `'file.restored'`, first: 4 },
+  ` AND "trashedAt" IS NOT NULL`,
+);
+/** Out of the trash for good: the row stays Deleted (history, as a delete left it before the trash). */
+const PURGE = updateFile(`"trashedAt" = NULL, "thumbnail" = false`, { type: `'file.purged'`, first: 3 }, ` AND "trashedAt" IS NOT NULL`);
+/** The file's state before a completion, locked until its transaction ends. */
+const LOCK_FOR_COMPLETION = `SELECT "status", "size"::text AS "size" FROM "File"
+  WHERE "instanceId" = $1::uuid AND "fileId" = $2 AND "status" <> 'Deleted' FOR UPDATE`;
 
 /**
  * A timestamp(3) column as `Date.prototype.toISOString` writes it (UTC, milliseconds; years 1–9999,
@@ -127,9 +144,14 @@ const UPDATE_METADATA = updateFile(`"name" = $3, "tags" = $4::text[], "title" = 
 const isoText = (column: string) => `to_char(f."${column}" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "${column}"`;
 
 /** Only the columns a search hit shows (fewer to decode per row). */
-const LISTING_SELECT = `SELECT f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
-  f."contentPublic", f."thumbnail", ${isoText('dateCreated')}, ${isoText('lastUpdated')}, ${FILE_PERMISSIONS}
-  FROM "File" f`;
+const LISTING_COLUMNS = `f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
+  f."contentPublic", f."thumbnail", ${isoText('dateCreated')}, ${isoText('lastUpdated')}, ${FILE_PERMISSIONS}`;
+const LISTING_SELECT = `SELECT ${LISTING_COLUMNS} FROM "File" f`;
+
+/** A page of the trash: a search hit's columns and when each was trashed; $2 take, $3 skip. */
+const TRASH_LISTING = `SELECT ${LISTING_COLUMNS}, ${isoText('trashedAt')} FROM "File" f
+  WHERE f."instanceId" = $1::uuid AND f."trashedAt" IS NOT NULL
+  ORDER BY f."trashedAt" DESC, f."fileId" LIMIT $2 OFFSET $3`;
 
 const FILE_BY_ID = `${FILE_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = $2`;
 const LISTING_BY_ID = `${LISTING_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = $2`;
@@ -193,7 +215,7 @@ const CREATE_FILE = `WITH counter AS (
   ),
   ${eventCtes('file', `'file.uploaded'`, FILE_OBJECT, 12)}
   SELECT f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
-    f."contentPublic", f."thumbnail", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
+    f."contentPublic", f."thumbnail", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt", f."trashedAt",
     (SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable")) FROM permission p) AS "permissions"
   FROM file f`;
 
@@ -215,11 +237,13 @@ export class FileRepository {
 
   /**
    * `reads` sends searches, listings and their totals and tags to a replica when there is one, and
-   * learns of every write here so the instance's next reads stay on the primary.
+   * learns of every write here so the instance's next reads stay on the primary. `quotas`: the
+   * cluster's (QUOTA_BYTES); absent only where nothing completes (the worker, tools).
    */
   constructor(
     db: GatewayDb,
     private readonly reads = new ReadRouting(db),
+    private readonly quotas: QuotaDefaults = UNLIMITED,
   ) {
     this.sql = sqlOn(db.pool);
   }
@@ -268,9 +292,60 @@ export class FileRepository {
     return row ?? null;
   }
 
-  /** Moves a New or Completed file to Completed with this size; null when it is missing or Deleted. */
+  /**
+   * Moves a New or Completed file to Completed with this size, and counts it in the instance's usage in
+   * the same transaction: the file row is locked first (two completions of one file count it once),
+   * then the usage row is changed only while within the quota. Null when the file is missing or
+   * Deleted; throws QuotaExceeded (nothing changed) when its bytes would pass the quota.
+   */
   complete(instanceId: string, fileId: string, size: number, now: Date): Promise<FileRecord | null> {
-    return this.updated(COMPLETE, [instanceId, fileId, size, now, ...eventValues()]);
+    return this.reads.transaction(instanceId, async (tx) => {
+      const [before] = await tx.prepared<{ status: FileStatus; size: string | null }>(LOCK_FOR_COMPLETION, [instanceId, fileId]);
+      if (!before) return null;
+      const change = before.status === 'Completed' ? { files: 0, bytes: size - Number(before.size ?? 0) } : { files: 1, bytes: size };
+      if (!(await changeFileUsage(tx, instanceId, change, this.quotas.bytes))) throw new QuotaExceeded('files');
+      const [row] = await tx.prepared<FileRow>(COMPLETE, [instanceId, fileId, size, now, ...eventValues()]);
+      return row ? fileRecord(row) : null;
+    });
+  }
+
+  /** Moves a completed file to the trash (its bytes still counted); null when it is not a completed file. */
+  trash(instanceId: string, fileId: string, now: Date): Promise<FileRecord | null> {
+    return this.updated(TRASH, [instanceId, fileId, now, ...eventValues()]);
+  }
+
+  /** Brings a trashed file back as it was (permissions never left); null when it is not in the trash. */
+  restore(instanceId: string, fileId: string, now: Date): Promise<FileRecord | null> {
+    return this.updated(RESTORE, [instanceId, fileId, now, ...eventValues()]);
+  }
+
+  /**
+   * Takes a file out of the trash for good and out of the instance's usage, in one transaction; the
+   * record as it was (its bytes are then the caller's to remove), or null when it is not in the trash.
+   */
+  purge(instanceId: string, fileId: string): Promise<FileRecord | null> {
+    return this.reads.transaction(instanceId, async (tx) => {
+      const [row] = await tx.prepared<FileRow>(PURGE, [instanceId, fileId, ...eventValues()]);
+      if (!row) return null;
+      await changeFileUsage(tx, instanceId, { files: -1, bytes: -Number(row.size ?? 0) }, this.quotas.bytes);
+      return fileRecord(row);
+    });
+  }
+
+  /** The trashed files of the instance, most recently trashed first. */
+  async trashed(instanceId: string, page: Page): Promise<(FileListing & { trashedAt: string })[]> {
+    return this.sql.prepared<FileListing & { trashedAt: string }>(TRASH_LISTING, [instanceId, page.take, page.skip]);
+  }
+
+  /** Files trashed before `before`, across instances, oldest first (the purge job). */
+  trashedBefore(before: Date, limit: number): Promise<AbandonedUpload[]> {
+    return this.sql.prepared<AbandonedUpload>(
+      `SELECT f."instanceId", i."address", f."fileId"
+      FROM "File" f JOIN "Instance" i ON i."id" = f."instanceId"
+      WHERE f."trashedAt" < $1::timestamptz
+      ORDER BY f."trashedAt" LIMIT $2`,
+      [before, limit],
+    );
   }
 
   markDeleted(instanceId: string, fileId: string, now: Date): Promise<FileRecord | null> {
@@ -449,8 +524,8 @@ export class FileRepository {
   }
 
   /**
-   * Which of these (instance address, fileId) pairs name a file that may still hold bytes (New or
-   * Completed). The orphan sweep removes stored objects of every other pair. Across instances: the
+   * Which of these (instance address, fileId) pairs name a file that may still hold bytes (New,
+   * Completed or in the trash). The orphan sweep removes stored objects of every other pair. Across instances: the
    * sweep is cluster-wide maintenance, never a request.
    */
   async liveFiles(files: { address: string; fileId: string }[]): Promise<{ address: string; fileId: string }[]> {
@@ -460,7 +535,7 @@ export class FileRepository {
       FROM unnest($1::text[], $2::text[]) AS k("address", "fileId")
       JOIN "Instance" i ON i."address" = k."address"
       JOIN "File" f ON f."instanceId" = i."id" AND f."fileId" = k."fileId"
-      WHERE f."status" <> 'Deleted'`,
+      WHERE f."status" <> 'Deleted' OR f."trashedAt" IS NOT NULL`,
       [files.map((f) => f.address), files.map((f) => f.fileId)],
     );
   }

@@ -1,6 +1,7 @@
 export * from './clients';
 export * from './instances';
 export * from './instance-admin';
+export * from './usage';
 export * from './erasure';
 export * from './combinators';
 export { UserRepository, type Account, type AccountsChanged, type NewUser, type User } from './users';

@@ -1,18 +1,10 @@
 // The operator's view of the instances (the admin API): listing and search with usage and quotas, the
-// quotas themselves, and state changes with the record of each. Usage is counted by query here; issue
-// 22's part B replaces the counting with counters kept by the statements that change what they count.
+// quotas themselves, and state changes with the record of each. Usage is the row the writing
+// statements keep (usage.ts), read here, never counted.
 import type { GatewayDb } from './clients';
 import type { InstanceState } from './generated/gateway/client';
 import { sqlOn, transaction, type Sql } from './sql';
-
-export interface InstanceUsage {
-  /** Files not deleted, and the bytes of the completed ones. */
-  files: number;
-  fileBytes: number;
-  /** Data records, and the bytes of their JSON text. */
-  records: number;
-  recordBytes: number;
-}
+import type { InstanceUsage } from './usage';
 
 export interface InstanceOverview {
   id: string;
@@ -68,16 +60,11 @@ const MATCHES = `($1::text IS NULL OR i."address" ILIKE $1 ESCAPE '\\'
 const overview = (page: string) => `WITH page AS (${page})
   SELECT p."id", p."address", p."state", p."stateReason", p."stateChangedAt", p."closeAfter", p."createdAt", p."lastActiveAt",
          p."quotaBytes"::text AS "quotaBytes", p."quotaRecordsBytes"::text AS "quotaRecordsBytes", o."email" AS "ownerEmail",
-         f."files"::text AS "files", f."fileBytes"::text AS "fileBytes", r."records"::text AS "records", r."recordBytes"::text AS "recordBytes"
+         coalesce(us."files", 0)::text AS "files", coalesce(us."fileBytes", 0)::text AS "fileBytes",
+         coalesce(us."records", 0)::text AS "records", coalesce(us."recordBytes", 0)::text AS "recordBytes"
   FROM page p
   LEFT JOIN LATERAL (SELECT u."email" FROM "User" u WHERE u."instanceId" = p."id" AND u."kind" = 'owner' LIMIT 1) o ON true
-  LEFT JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE f."status" <> 'Deleted') AS "files",
-           coalesce(sum(f."size") FILTER (WHERE f."status" = 'Completed'), 0) AS "fileBytes"
-    FROM "File" f WHERE f."instanceId" = p."id") f ON true
-  LEFT JOIN LATERAL (
-    SELECT count(*) AS "records", coalesce(sum(octet_length(d."data"::text)), 0) AS "recordBytes"
-    FROM "DataRecord" d WHERE d."instanceId" = p."id") r ON true
+  LEFT JOIN "InstanceUsage" us ON us."instanceId" = p."id"
   ORDER BY p."createdAt" DESC, p."id"`;
 
 /** Never the sealed private key. */

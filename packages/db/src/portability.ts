@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import { ReadRouting } from './replica';
 import { postgresErrorCode, sqlOn, transaction, UNIQUE_VIOLATION, type Sql } from './sql';
+import { recountUsage } from './usage';
 
 export type PortabilityKind = 'export' | 'import';
 export type PortabilityStatus = 'uploading' | 'running' | 'ready' | 'done' | 'failed';
@@ -381,7 +382,10 @@ export class PortabilityRepository {
     return transaction(this.db.pool, async (tx) => {
       await tx.prepared(`SELECT pg_advisory_xact_lock(hashtextextended('pds-import:' || $1, 0))`, [instanceId]);
       if (!(await this.isEmpty(instanceId, tx))) return 'not-empty';
-      return work(new Restorer(tx, instanceId));
+      const result = await work(new Restorer(tx, instanceId));
+      // The usage of what was restored, in the same transaction (usage.ts).
+      await recountUsage(tx, instanceId);
+      return result;
     });
   }
 }

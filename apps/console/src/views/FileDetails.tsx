@@ -275,7 +275,9 @@ export function FileDetails({ fileId, session }: { fileId: string; session: Sess
             <button
               type="button"
               class="danger"
-              onClick={() => confirm(`Delete ${file.name}? This cannot be undone.`) && void change(deleteFile(file.fileId), 'Deleted')}
+              onClick={() =>
+                confirm(`Move ${file.name} to the trash? You can restore it from there.`) && void change(deleteFile(file.fileId), 'Deleted')
+              }
             >
               Delete
             </button>

@@ -11,6 +11,7 @@ import type { FileRecord, UserAccount } from '../types';
 import { countWords, formatBytes, Pager, ScreenTitle, Status } from '../ui';
 import { FileItems } from './files/FileItems';
 import { SelectionBar } from './files/SelectionBar';
+import { StorageBar } from './files/StorageBar';
 import { parseSort, sortText, Toolbar, type View } from './files/Toolbar';
 import { Unfinished } from './files/Unfinished';
 import { UploadArea } from './files/Uploads';
@@ -145,6 +146,7 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
                 {filtered ? ' match' : ''} · {formatBytes(page.totalBytes)}
               </p>
             ) : null}
+            {owner ? <StorageBar version={version} /> : null}
           </>
         }
       >

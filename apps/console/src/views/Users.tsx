@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
 import type { UserAccount } from '../types';
-import { countWords, ScreenTitle, shortDate, Status } from '../ui';
+import { countWords, runChange, ScreenTitle, shortDate, Status } from '../ui';
 
 const EMPTY = { username: '', email: '', fullName: '', password: '' };
 
@@ -15,15 +15,7 @@ export function Users() {
   const load = () => call<UserAccount[]>('/users/user').then(setUsers, (e: unknown) => setStatus({ error: errorText(e) }));
   useEffect(() => void load(), []);
 
-  const run = async (work: () => Promise<unknown>, message: string) => {
-    try {
-      await work();
-      setStatus({ message });
-      await load();
-    } catch (e) {
-      setStatus({ error: errorText(e) });
-    }
-  };
+  const run = (work: () => Promise<unknown>, message: string) => runChange(work, message, setStatus, load);
 
   const create = (event: Event) => {
     event.preventDefault();

@@ -10,6 +10,18 @@ export interface CliIo {
   err(text: string): void;
 }
 
+interface Usage {
+  files: number;
+  fileBytes: number;
+  records: number;
+  recordBytes: number;
+}
+
+interface UsageReport {
+  checked: number;
+  drift: { address: string; stored: Usage; counted: Usage }[];
+}
+
 interface Instance {
   address: string;
   state: string;
@@ -19,7 +31,7 @@ interface Instance {
   createdAt: string;
   lastActiveAt?: string;
   ownerEmail?: string;
-  usage: { files: number; fileBytes: number; records: number; recordBytes: number };
+  usage: Usage;
   quota: { bytes: number; recordsBytes: number };
   customQuota: { bytes?: number; recordsBytes?: number };
   history?: { state: string; reason: string; actor: string; at: string }[];
@@ -173,6 +185,21 @@ export async function adminCli(argv: string[], io: CliIo): Promise<number> {
         ...(options.recordsBytes !== undefined ? { recordsBytes: parseQuota(options.recordsBytes) } : {}),
       })),
     );
+  program
+    .command('usage')
+    .description("the instances' usage")
+    .command('verify')
+    .description('recount every instance and report where the kept usage drifted (exit 1 when it did)')
+    .action(async () => {
+      const report = (await call('POST', '/usage/verify')) as UsageReport;
+      if (json) io.out(JSON.stringify(report, null, 2));
+      else if (report.drift.length === 0) io.out(`${report.checked} instances checked: no drift`);
+      else {
+        const figures = (u: Usage) => `${u.files} files, ${u.fileBytes} B; ${u.records} records, ${u.recordBytes} B`;
+        table([['ADDRESS', 'KEPT', 'COUNTED'], ...report.drift.map((d) => [d.address, figures(d.stored), figures(d.counted)])], 3, io);
+      }
+      if (report.drift.length > 0) throw new Error(`${report.drift.length} of ${report.checked} instances drifted`);
+    });
   instances
     .command('close')
     .argument('<address>')

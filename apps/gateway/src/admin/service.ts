@@ -1,17 +1,20 @@
 // The operator's actions on instances: list and search them, read one with its record of state
 // changes, set its quotas, suspend, resume and close it. A state change reaches every gateway through the
 // instance cache's invalidation, so the pipeline refuses (or serves again) from the next request.
-import type { InstanceAdminRepository, InstanceOverview, InstanceSearch, InstanceState, StateChange } from '@pds/db';
+import type {
+  InstanceAdminRepository,
+  InstanceOverview,
+  InstanceSearch,
+  InstanceState,
+  QuotaDefaults,
+  StateChange,
+  UsageDrift,
+  UsageRepository,
+} from '@pds/db';
 import { ApiError } from '@pds/http';
 import type { Clock } from '@pds/tokens';
 import type { ClosingService } from '../instances/closing';
 import type { InstanceRegistry } from '../instances/registry';
-
-/** The cluster's quotas, for instances whose own are not set (QUOTA_BYTES, QUOTA_RECORDS_BYTES). */
-export interface QuotaDefaults {
-  bytes: number;
-  recordsBytes: number;
-}
 
 /** A quota change: a number of bytes, null for the cluster default, absent to leave it. */
 export interface QuotaChange {
@@ -26,6 +29,7 @@ export interface InstanceDetails extends InstanceOverview {
 export class AdminService {
   constructor(
     private readonly instances: InstanceAdminRepository,
+    private readonly usage: UsageRepository,
     private readonly registry: InstanceRegistry,
     private readonly closing: ClosingService,
     readonly defaults: QuotaDefaults,
@@ -53,6 +57,11 @@ export class AdminService {
 
   resume(address: string, reason: string): Promise<InstanceDetails> {
     return this.change(address, ['suspended'], 'active', reason);
+  }
+
+  /** Recounts every instance's usage: the drift from what the statements kept (`usage verify`). */
+  verifyUsage(): Promise<{ checked: number; drift: UsageDrift[] }> {
+    return this.usage.verify();
   }
 
   /** The owner's closing flow, started by the operator: the same grace period, then the same purge. */

@@ -1,8 +1,8 @@
 // An instance as the admin API answers it: state, dates, usage, and quotas both as they apply and as
 // the operator set them. Optional fields without a value are omitted, as everywhere in the API.
 import { z } from 'zod';
-import type { InstanceOverview, StateChange } from '@pds/db';
-import type { InstanceDetails, QuotaDefaults } from './service';
+import type { InstanceOverview, QuotaDefaults, StateChange } from '@pds/db';
+import type { InstanceDetails } from './service';
 
 const STATES = ['active', 'suspended', 'closing'] as const;
 /** A count or a number of bytes. */

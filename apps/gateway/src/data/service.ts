@@ -1,5 +1,13 @@
 // The data tables: JSON records under namespace/endpoint, each access decided by access.ts first.
-import type { ChangeCheck, DataChangeRepository, DataRecordRepository, LocatedRecord, RecordQuery, StoredRecord } from '@pds/db';
+import {
+  QuotaExceeded,
+  type ChangeCheck,
+  type DataChangeRepository,
+  type DataRecordRepository,
+  type LocatedRecord,
+  type RecordQuery,
+  type StoredRecord,
+} from '@pds/db';
 import { ApiError } from '@pds/http';
 import type { Caller } from '../context';
 import type { ResolvedInstance } from '../instances/registry';
@@ -24,6 +32,14 @@ const MISSING = {
   link: 'Could not link records: Records missing for linking',
   get: 'Could not find unique record: No single record found for provided ID',
 };
+
+/** A write past the instance's records quota: 413, and nothing was stored (the statement wrote no row). */
+async function withinQuota<T>(write: Promise<T>): Promise<T> {
+  return write.catch((error: unknown) => {
+    if (error instanceof QuotaExceeded) throw ApiError.tooLarge(`${error.message}: the records were not stored`);
+    throw error;
+  });
+}
 
 export class DataService {
   constructor(
@@ -57,7 +73,7 @@ export class DataService {
     const writer = await this.access.require(tenant.instance.id, caller, 'write', table);
     const { records, single } = parseRecords(input.body, input.skipErrors);
     if (records.length === 0) return { saved: [], single };
-    const saved = await this.records.insert(tenant.instance.id, writer.user.id, table.namespace, table.endpoint, records);
+    const saved = await withinQuota(this.records.insert(tenant.instance.id, writer.user.id, table.namespace, table.endpoint, records));
     return { saved: saved.map(view(table)), single };
   }
 
@@ -73,10 +89,12 @@ export class DataService {
     const tables = items.flatMap((item) => [item.table, ...item.links.map((link) => link.table)]);
     const writer = await this.access.requireAll(tenant.instance.id, caller, 'write', tables);
     const row = ({ table, data }: { table: Table; data: object }) => ({ namespace: table.namespace, endpoint: table.endpoint, data });
-    const saved = await this.changes.insertBatch(
-      tenant.instance.id,
-      writer.user.id,
-      items.map((item) => ({ ...row(item), links: item.links.map(row) })),
+    const saved = await withinQuota(
+      this.changes.insertBatch(
+        tenant.instance.id,
+        writer.user.id,
+        items.map((item) => ({ ...row(item), links: item.links.map(row) })),
+      ),
     );
     return saved.map((record) => ({ ...located(record), links: record.links.map(located) }));
   }
@@ -94,7 +112,7 @@ export class DataService {
   async update(tenant: ResolvedInstance, caller: Caller, input: { body: unknown }): Promise<RecordView[]> {
     const updates = parseUpdates(input.body);
     const check = await this.changeCheck(tenant.instance.id, caller, updates.length, MISSING.update);
-    const updated = await this.changes.update(tenant.instance.id, updates, check);
+    const updated = await withinQuota(this.changes.update(tenant.instance.id, updates, check));
     return updated.map(located);
   }
 

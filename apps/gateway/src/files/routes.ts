@@ -22,7 +22,7 @@ import type { FileService } from './service';
 
 export const FILES_PATH = '/api/v2.6/files';
 
-const fileBody = z.object({
+export const fileBody = z.object({
   fileId: z.string(),
   name: z.string(),
   source: z.string(),

@@ -1,7 +1,17 @@
 // The rules of the Files API (CONTRACT §2): states, ids, signed addresses. Who may do what is asked
 // of access.ts; every query goes through the tenant-scoped FileRepository.
 import { z } from 'zod';
-import type { FileListing, FileMetadata, FileRecord, FileRepository, FileTemplate, ListingQuery, Page, UserRepository } from '@pds/db';
+import {
+  QuotaExceeded,
+  type FileListing,
+  type FileMetadata,
+  type FileRecord,
+  type FileRepository,
+  type FileTemplate,
+  type ListingQuery,
+  type Page,
+  type UserRepository,
+} from '@pds/db';
 import { EXTENSIONS } from '@pds/console/kinds';
 import { ApiError, toApiError } from '@pds/http';
 import { type Logger } from '@pds/runtime';
@@ -109,7 +119,12 @@ export class FileService {
       throw ApiError.tooLarge(`File ${fileId} is ${size} bytes, over the limit of ${this.deps.maxUploadBytes}; its bytes were removed`);
     }
     if (file.status === 'Completed' && Number(file.size) === size) return this.present(tenant, viewer, file);
-    const completed = await this.deps.files.complete(tenant.instance.id, fileId, size, this.deps.clock());
+    const completed = await this.deps.files.complete(tenant.instance.id, fileId, size, this.deps.clock()).catch(async (error: unknown) => {
+      if (!(error instanceof QuotaExceeded)) throw error;
+      // Bytes that do not fit are not kept, on either store; the row stays as it was.
+      await this.deps.store.remove(this.key(tenant, fileId));
+      throw ApiError.tooLarge(`File ${fileId} (${size} bytes) does not fit in this instance's storage quota; its bytes were removed`);
+    });
     // A delete that won the race leaves nothing to complete.
     if (!completed) throw ApiError.conflict(`File ${fileId} has been deleted`);
     await this.askThumbnail(tenant, completed);
@@ -281,11 +296,17 @@ export class FileService {
   }
 
   /**
-   * Removes the bytes first, then marks the file Deleted (a failure leaves a file that can be deleted
-   * again), then its thumbnail if the row says one is stored. A thumbnail job that lands later finds the
-   * file Deleted and removes what it wrote itself (jobs/thumbnail.ts): no interleaving leaves one behind.
+   * A completed file goes to the trash (trash.ts): Deleted to every reader, bytes kept. A file in the
+   * trash stays there as it is. Any other (an upload never completed) goes as before the trash: its bytes
+   * first, then the row marked Deleted (a failure leaves a file that can be deleted again), then its
+   * thumbnail if the row says one is stored. A thumbnail job that lands later finds the file Deleted and
+   * removes what it wrote itself (jobs/thumbnail.ts): no interleaving leaves one behind.
    */
   private async remove(tenant: ResolvedInstance, fileId: string): Promise<FileRecord> {
+    const trashed = await this.deps.files.trash(tenant.instance.id, fileId, this.deps.clock());
+    if (trashed) return trashed;
+    const file = await this.find(tenant, fileId);
+    if (file?.trashedAt) return file;
     await this.deps.store.remove(this.key(tenant, fileId));
     const deleted = await this.deps.files.markDeleted(tenant.instance.id, fileId, this.deps.clock());
     if (!deleted) throw fileNotFound(fileId);

@@ -49,6 +49,7 @@ export const V20_ROUTES: ReadonlySet<string> = new Set([
   'get /applications/:appId/access-token',
   'get /she/function',
   'get /phata/profile',
+  'get /system/status',
 ]);
 
 /** The routes with their /api/v2 and /api/v2.0 paths added where the original had them. */

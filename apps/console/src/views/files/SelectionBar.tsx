@@ -122,7 +122,7 @@ export function SelectionBar({
             class="danger"
             disabled={busy}
             onClick={() =>
-              confirm(`Delete ${count}? This cannot be undone.`) &&
+              confirm(`Move ${count} to the trash? You can restore them from there.`) &&
               void run(
                 () => bulk(selected, 'delete'),
                 (f) => `Deleted ${f}`,

@@ -1,0 +1,77 @@
+// The trash (issue 22): DELETE /files/file/:fileId moves a completed file here. It is Deleted to every
+// reader (content 404, shares suspended, a search for status Deleted finds it as before), but its bytes
+// and permissions stay, and its bytes still count in the instance's usage, until the owner restores it
+// or purges it, or the worker purges it TRASH_DAYS after the delete (jobs/trash-purge.ts).
+import type { FileListing, FileRepository, Page } from '@pds/db';
+import { ApiError } from '@pds/http';
+import { objectKey, thumbnailKey, type BlobStore } from '@pds/storage';
+import type { Clock } from '@pds/tokens';
+import type { ResolvedInstance } from '../instances/registry';
+import { fileView, type FileJson } from './view';
+
+export interface TrashDeps {
+  files: FileRepository;
+  store: Pick<BlobStore, 'remove'>;
+  clock: Clock;
+}
+
+export type TrashedJson = FileJson & { trashedAt: string; size: number };
+
+/** How many trashed files emptying the trash reads at once. */
+const EMPTY_BATCH = 100;
+
+const notInTrash = (fileId: string) => ApiError.notFound(`File ${fileId} is not in the trash`);
+
+/**
+ * Takes one file out of the trash for good: the row first (with the usage, in one transaction), then
+ * its bytes. Bytes left by a failure here are no live file's, so the orphan sweep removes them later.
+ * Null when the file is not in the trash.
+ */
+export async function purgeFile(deps: Pick<TrashDeps, 'files' | 'store'>, instanceId: string, address: string, fileId: string) {
+  const purged = await deps.files.purge(instanceId, fileId);
+  if (!purged) return null;
+  await deps.store.remove(objectKey(address, fileId));
+  // The row no longer says whether a thumbnail was stored; removing a missing object is no error.
+  await deps.store.remove(thumbnailKey(address, fileId));
+  return purged;
+}
+
+/** The owner's calls on the trash (the routes are owner-only). */
+export class TrashService {
+  constructor(private readonly deps: TrashDeps) {}
+
+  async list(tenant: ResolvedInstance, page: Page): Promise<TrashedJson[]> {
+    const files = await this.deps.files.trashed(tenant.instance.id, page);
+    return files.map((file: FileListing & { trashedAt: string }) => ({
+      ...fileView(file, { permissions: true }),
+      trashedAt: file.trashedAt,
+      size: Number(file.size ?? 0),
+    }));
+  }
+
+  /** Back as it was: Completed, with its permissions (they never left) and the same bytes. */
+  async restore(tenant: ResolvedInstance, fileId: string): Promise<FileJson> {
+    const restored = await this.deps.files.restore(tenant.instance.id, fileId, this.deps.clock());
+    if (!restored) throw notInTrash(fileId);
+    return fileView(restored, { permissions: true });
+  }
+
+  async purge(tenant: ResolvedInstance, fileId: string): Promise<FileJson> {
+    const purged = await purgeFile(this.deps, tenant.instance.id, tenant.instance.address, fileId);
+    if (!purged) throw notInTrash(fileId);
+    return fileView(purged, { permissions: true });
+  }
+
+  /** Purges every trashed file; how many. */
+  async empty(tenant: ResolvedInstance): Promise<{ purged: number }> {
+    let purged = 0;
+    for (;;) {
+      // Purged files leave the trash, so the first page is always the next batch.
+      const batch = await this.deps.files.trashed(tenant.instance.id, { take: EMPTY_BATCH, skip: 0 });
+      for (const file of batch) {
+        if (await purgeFile(this.deps, tenant.instance.id, tenant.instance.address, file.fileId)) purged++;
+      }
+      if (batch.length < EMPTY_BATCH) return { purged };
+    }
+  }
+}

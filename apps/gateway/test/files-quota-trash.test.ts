@@ -1,0 +1,182 @@
+// Quotas, usage and the trash (issue 22) on both stores: completions past the quota answer 413 and keep
+// no bytes, however many run at once; usage stays equal to a recount through deletes, restores and
+// purges; a trashed file is Deleted to every reader until it is restored (same bytes, same permissions)
+// or purged, by the owner or by the timed job.
+import { FileRepository, UsageRepository } from '@pds/db';
+import { objectKey, thumbnailKey } from '@pds/storage';
+import { useGateway } from '../../../test/support/use-gateway';
+import { trashPurgeProcessor } from '../src/jobs/trash-purge';
+import { call, getBytes, putBytes, STORES, uploadFile } from './files-support';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+describe.each(STORES)('quotas, usage and trash on the %s store', (store) => {
+  const { gw, owners, users } = useGateway({ store, env: { QUOTA_BYTES: String(MiB) }, owners: ['alice', 'zed'], users: { bob: 'alice' } });
+  const { alice, zed } = owners;
+  const { bob } = users;
+  const owner = () => ({ address: alice.address, token: alice.token });
+  const asBob = () => ({ address: alice.address, token: bob.token });
+
+  const instanceId = async (address: string) => (await gw.db.instance.findUniqueOrThrow({ where: { address } })).id;
+  const usage = async (address: string) => new UsageRepository(gw.db).find(await instanceId(address));
+  const noDrift = async () => expect((await new UsageRepository(gw.db).verify()).drift).toEqual([]);
+  const stored = (address: string, fileId: string) => gw.blobStore.stat(objectKey(address, fileId));
+
+  /** Empties alice's files: every file trashed, the trash emptied. */
+  async function clear() {
+    const { body } = await call(gw, 'get', '/listing?take=200', owner());
+    for (const file of body.files as { fileId: string }[]) await call(gw, 'delete', `/file/${file.fileId}`, owner()).expect(200);
+    await call(gw, 'delete', '/trash', owner()).expect(200);
+  }
+
+  afterEach(clear);
+
+  it('lets exactly three of ten concurrent 300 KiB uploads into a 1 MiB quota complete; the others answer 413 and keep no bytes', async () => {
+    const started = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const res = await call(gw, 'post', '/upload', owner(), { name: `part${i}.bin`, source: 'quota' }).expect(200);
+        expect(await putBytes(gw, res.body.contentUrl, Buffer.alloc(300 * KiB, i))).toBe(200);
+        return res.body.fileId as string;
+      }),
+    );
+    const completed = await Promise.all(started.map((fileId) => call(gw, 'put', `/file/${fileId}/complete`, owner())));
+    const statuses = completed.map((res) => res.status).sort();
+    expect(statuses).toEqual([200, 200, 200, 413, 413, 413, 413, 413, 413, 413]);
+    for (const [i, res] of completed.entries()) {
+      if (res.status === 200) {
+        expect(await stored(alice.address, started[i] as string)).toBe(300 * KiB);
+        continue;
+      }
+      expect(res.body).toEqual({ error: 'Payload Too Large', message: expect.stringMatching(/quota/) });
+      expect(await stored(alice.address, started[i] as string)).toBeNull();
+    }
+    expect(await usage(alice.address)).toEqual({ files: 3, fileBytes: 900 * KiB, records: 0, recordBytes: 0 });
+    // Other instances have their own quota.
+    await uploadFile(gw, { address: zed.address, token: zed.token }, { name: 'z.bin', source: 'quota' }, Buffer.alloc(300 * KiB));
+    expect((await usage(zed.address)).fileBytes).toBe(300 * KiB);
+    await noDrift();
+  });
+
+  it('counts trashed files until they are purged, and an operator quota replaces the cluster one', async () => {
+    const a = await uploadFile(gw, owner(), { name: 'a.bin', source: 'usage' }, Buffer.alloc(400 * KiB, 1));
+    const b = await uploadFile(gw, owner(), { name: 'b.bin', source: 'usage' }, Buffer.alloc(400 * KiB, 2));
+    await call(gw, 'delete', `/file/${a.fileId}`, owner()).expect(200);
+    // Still counted: a third 400 KiB does not fit while a waits in the trash.
+    const third = await call(gw, 'post', '/upload', owner(), { name: 'c.bin', source: 'usage' }).expect(200);
+    await putBytes(gw, third.body.contentUrl, Buffer.alloc(400 * KiB, 3));
+    await call(gw, 'put', `/file/${third.body.fileId}/complete`, owner()).expect(413);
+    expect(await usage(alice.address)).toMatchObject({ files: 2, fileBytes: 800 * KiB });
+    await call(gw, 'delete', `/trash/${a.fileId}`, owner()).expect(200);
+    expect(await usage(alice.address)).toMatchObject({ files: 1, fileBytes: 400 * KiB });
+    // The client may upload again within the deadline: now it fits.
+    await putBytes(gw, third.body.contentUrl, Buffer.alloc(400 * KiB, 3));
+    await call(gw, 'put', `/file/${third.body.fileId}/complete`, owner()).expect(200);
+    expect(await usage(alice.address)).toMatchObject({ files: 2, fileBytes: 800 * KiB });
+
+    await gw.db.pool.query(`UPDATE "Instance" SET "quotaBytes" = $2 WHERE "address" = $1`, [alice.address, 100 * KiB]);
+    try {
+      const small = await call(gw, 'post', '/upload', owner(), { name: 'd.bin', source: 'usage' }).expect(200);
+      await putBytes(gw, small.body.contentUrl, Buffer.alloc(KiB));
+      await call(gw, 'put', `/file/${small.body.fileId}/complete`, owner()).expect(413);
+    } finally {
+      await gw.db.pool.query(`UPDATE "Instance" SET "quotaBytes" = NULL WHERE "address" = $1`, [alice.address]);
+    }
+    expect(b.fileId).toBeDefined();
+    await noDrift();
+  });
+
+  it('keeps a deleted file in the trash, Deleted to every reader, and restores it with the same bytes and permissions', async () => {
+    const bytes = Buffer.from('precious bytes');
+    const file = await uploadFile(gw, owner(), { name: 'keep.txt', source: 'trash' }, bytes);
+    await call(gw, 'get', `/allowAccess/${file.fileId}/${bob.userId}?content=true`, owner()).expect(200);
+    const before = await call(gw, 'get', `/file/${file.fileId}`, owner()).expect(200);
+
+    const deleted = await call(gw, 'delete', `/file/${file.fileId}`, owner()).expect(200);
+    expect(deleted.body.status).toEqual({ status: 'Deleted' });
+    // Content and shares suspended for everyone; a search for Deleted finds it as before.
+    await call(gw, 'get', `/content/${file.fileId}`, owner()).expect(404);
+    await call(gw, 'get', `/content/${file.fileId}`, asBob()).expect(404);
+    expect((await call(gw, 'get', `/file/${file.fileId}`, asBob()).expect(200)).body).not.toHaveProperty('contentUrl');
+    const search = await call(gw, 'post', '/search', owner(), { source: 'trash', status: { status: 'Deleted' } }).expect(200);
+    expect(search.body.map((f: { fileId: string }) => f.fileId)).toEqual([file.fileId]);
+    // Completing it again is refused, as for any deleted file.
+    await call(gw, 'put', `/file/${file.fileId}/complete`, owner()).expect(409);
+
+    const trash = await call(gw, 'get', '/trash', owner()).expect(200);
+    expect(trash.body).toEqual([
+      expect.objectContaining({ fileId: file.fileId, status: { status: 'Deleted' }, trashedAt: expect.any(String), size: bytes.length }),
+    ]);
+    await call(gw, 'get', '/trash', asBob()).expect(403);
+    await call(gw, 'post', `/trash/${file.fileId}/restore`, asBob()).expect(403);
+
+    const restored = await call(gw, 'post', `/trash/${file.fileId}/restore`, owner()).expect(200);
+    expect(restored.body.permissions).toEqual(before.body.permissions);
+    expect(restored.body.status).toEqual({ status: 'Completed', size: bytes.length });
+    const again = await call(gw, 'get', `/file/${file.fileId}`, asBob()).expect(200);
+    expect((await getBytes(gw, again.body.contentUrl)).body).toEqual(bytes);
+    expect((await call(gw, 'get', '/trash', owner())).body).toEqual([]);
+    await call(gw, 'post', `/trash/${file.fileId}/restore`, owner()).expect(404);
+    await noDrift();
+  });
+
+  it('purges one file or the whole trash: no object is left, and the row stays Deleted', async () => {
+    const one = await uploadFile(gw, owner(), { name: 'one.txt', source: 'purge' });
+    const two = await uploadFile(gw, owner(), { name: 'two.txt', source: 'purge' });
+    const three = await uploadFile(gw, owner(), { name: 'three.txt', source: 'purge' });
+    for (const f of [one, two, three]) await call(gw, 'delete', `/file/${f.fileId}`, owner()).expect(200);
+
+    const purged = await call(gw, 'delete', `/trash/${one.fileId}`, owner()).expect(200);
+    expect(purged.body.status).toEqual({ status: 'Deleted' });
+    expect(await stored(alice.address, one.fileId)).toBeNull();
+    await call(gw, 'delete', `/trash/${one.fileId}`, owner()).expect(404);
+    await call(gw, 'post', `/trash/${one.fileId}/restore`, owner()).expect(404);
+    expect(await stored(alice.address, two.fileId)).toBe(5);
+
+    expect((await call(gw, 'delete', '/trash', owner()).expect(200)).body).toEqual({ purged: 2 });
+    for (const f of [two, three]) {
+      expect(await stored(alice.address, f.fileId)).toBeNull();
+      expect(await gw.blobStore.stat(thumbnailKey(alice.address, f.fileId))).toBeNull();
+    }
+    const search = await call(gw, 'post', '/search', owner(), { source: 'purge', status: { status: 'Deleted' } }).expect(200);
+    expect(search.body).toHaveLength(3);
+    expect(await usage(alice.address)).toMatchObject({ files: 0, fileBytes: 0 });
+    await noDrift();
+  });
+
+  it('refuses bytes at the signed upload address of a trashed file', async () => {
+    const started = await call(gw, 'post', '/upload', owner(), { name: 'late.txt', source: 'late' }).expect(200);
+    await putBytes(gw, started.body.contentUrl, Buffer.from('first'));
+    await call(gw, 'put', `/file/${started.body.fileId}/complete`, owner()).expect(200);
+    await call(gw, 'delete', `/file/${started.body.fileId}`, owner()).expect(200);
+    const status = await putBytes(gw, started.body.contentUrl, Buffer.from('second'));
+    if (store === 'local') expect(status).toBe(403);
+    // S3 takes the PUT itself (a presigned address cannot ask the gateway); the bytes restored are the
+    // last ones written, and a completion of the trashed file stays refused.
+    await call(gw, 'put', `/file/${started.body.fileId}/complete`, owner()).expect(409);
+    const restored = await call(gw, 'post', `/trash/${started.body.fileId}/restore`, owner()).expect(200);
+    expect(restored.body.status).toEqual({ status: 'Completed', size: 5 });
+    const file = await call(gw, 'get', `/file/${started.body.fileId}`, owner()).expect(200);
+    if (store === 'local') expect((await getBytes(gw, file.body.contentUrl)).body.toString()).toBe('first');
+  });
+
+  it('purges files trashed TRASH_DAYS ago with the timed job, and only those', async () => {
+    const old = await uploadFile(gw, owner(), { name: 'old.txt', source: 'job' });
+    await call(gw, 'delete', `/file/${old.fileId}`, owner()).expect(200);
+    const trashedOld = gw.clock().getTime();
+    gw.clock.advance(60);
+    const recent = await uploadFile(gw, owner(), { name: 'recent.txt', source: 'job' });
+    await call(gw, 'delete', `/file/${recent.fileId}`, owner()).expect(200);
+
+    // The worker's clock, 30 days and 30 seconds after the first delete.
+    const clock = () => new Date(trashedOld + (30 * 24 * 3600 + 30) * 1000);
+    const purge = trashPurgeProcessor({ files: new FileRepository(gw.db), store: gw.blobStore, clock, trashDays: 30, batchSize: 1 });
+    expect(await purge()).toEqual({ purged: 1 });
+    expect(await stored(alice.address, old.fileId)).toBeNull();
+    expect(await stored(alice.address, recent.fileId)).toBe(5);
+    const trash = await call(gw, 'get', '/trash', owner()).expect(200);
+    expect(trash.body.map((f: { fileId: string }) => f.fileId)).toEqual([recent.fileId]);
+    expect(await purge()).toEqual({ purged: 0 });
+    await noDrift();
+  });
+});
