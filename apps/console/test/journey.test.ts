@@ -471,7 +471,11 @@ describeBrowser('web console in Chromium', () => {
     await expect(bob.locator('header.bar').evaluate((header) => header.getBoundingClientRect().height)).resolves.toBeLessThan(64);
     await watch.screen(bob, 'files-shared-with-me');
     await bob.getByRole('button', { name: 'Menu' }).click();
-    await expect(bob.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).resolves.toEqual(['Files']);
+    // A user has their files and their own account's security (password, log out everywhere), nothing of the owner's.
+    await expect(bob.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).resolves.toEqual([
+      'Files',
+      'Security',
+    ]);
     await bob.getByRole('button', { name: 'Log out' }).waitFor();
     await bob.getByRole('button', { name: 'Menu' }).click();
     await bob.getByRole('link', { name: 'notes.txt' }).click();

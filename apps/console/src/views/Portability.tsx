@@ -111,7 +111,8 @@ export function DownloadAll() {
       <h3>Download all my data</h3>
       <p class="muted">
         One archive (.tar.gz) of everything this data store keeps for you: your files, your data records with their links, bundles, data
-        debits, apps and accounts — never a password or a key. Each archive can be downloaded until the time shown beside it.
+        debits, apps, accounts and your activity log — never a password or a key. Each archive can be downloaded until the time shown beside
+        it.
       </p>
       {running ? (
         <div>
