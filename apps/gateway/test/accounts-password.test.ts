@@ -237,4 +237,23 @@ describe('log out everywhere', () => {
     expect((await validate(carol.address, again.body.accessToken, peer)).status).toBe(200);
     owners.carol.token = again.body.accessToken;
   });
+
+  it('ends a session begun in the same second as an earlier password change (the test clock never moves)', async () => {
+    const carol = owners.carol;
+    const changed = await request(gw.app)
+      .post('/control/v2/auth/password')
+      .set('Host', carol.address)
+      .set('X-Auth-Token', carol.token)
+      .send({ password: STRONG_PASSWORD, newPassword: NEW_PASSWORD });
+    expect(changed.status).toBe(200);
+    const session = changed.headers['x-auth-token'] as string;
+    expect((await validate(carol.address, session)).status).toBe(200);
+    const done = await request(gw.app).post('/api/v2.6/auth/logout-everywhere').set('Host', carol.address).set('X-Auth-Token', session);
+    expect(done.status).toBe(200);
+    expect((await validate(carol.address, session)).status).toBe(401);
+    const again = await login(carol.address, 'carol', NEW_PASSWORD);
+    expect(again.status).toBe(200);
+    expect((await validate(carol.address, again.body.accessToken)).status).toBe(200);
+    owners.carol.token = again.body.accessToken;
+  });
 });

@@ -2,7 +2,7 @@
 // SHA-256 of the token, deleted by its use. Expiry is compared with the caller's clock (tests move it).
 import type { GatewayDb } from './clients';
 import { sqlOn, type Sql } from './sql';
-import type { AccountsChanged } from './users';
+import { LATER_THAN_EVERY_SESSION, type AccountsChanged } from './users';
 
 export class PasswordResetRepository {
   private readonly sql: Sql;
@@ -37,16 +37,22 @@ export class PasswordResetRepository {
    * succeed; tokens issued before `tokensValidAfter` stop working. The account's id, or null when the
    * link is unknown, used or expired.
    */
-  async use(instanceId: string, tokenHash: string, now: Date, passwordHash: string, tokensValidAfter: Date): Promise<string | null> {
-    const [row] = await this.sql.prepared<{ id: string }>(
+  async use(
+    instanceId: string,
+    tokenHash: string,
+    now: Date,
+    passwordHash: string,
+    tokensValidAfter: Date,
+  ): Promise<{ id: string; tokensValidAfter: Date } | null> {
+    const [row] = await this.sql.prepared<{ id: string; tokensValidAfter: Date }>(
       `WITH used AS (
          DELETE FROM "PasswordReset" WHERE "instanceId" = $1::uuid AND "tokenHash" = $2 AND "expiresAt" > $3::timestamptz RETURNING "userId"
        )
-       UPDATE "User" SET "passwordHash" = $4, "tokensValidAfter" = $5::timestamptz
-       FROM used WHERE "User"."instanceId" = $1::uuid AND "User"."id" = used."userId" RETURNING "User"."id"`,
+       UPDATE "User" SET "passwordHash" = $4, "tokensValidAfter" = ${LATER_THAN_EVERY_SESSION('$5')}
+       FROM used WHERE "User"."instanceId" = $1::uuid AND "User"."id" = used."userId" RETURNING "User"."id", "User"."tokensValidAfter"`,
       [instanceId, tokenHash, now, passwordHash, tokensValidAfter],
     );
     if (row) await this.changed(instanceId);
-    return row?.id ?? null;
+    return row ?? null;
   }
 }

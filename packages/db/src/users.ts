@@ -57,6 +57,13 @@ export interface NewUser {
 }
 
 /** Every method takes the instance id first: no query can reach another instance's accounts. */
+/**
+ * The new "tokens valid after" instant: the one asked for, or a second past the stored one when that is
+ * later. A token is dated no earlier than the stored instant (AuthService.issue), so a session begun
+ * just after an earlier change, in the same second, must still end with this one.
+ */
+export const LATER_THAN_EVERY_SESSION = (param: string) => `GREATEST(${param}::timestamptz, "tokensValidAfter" + interval '1 second')`;
+
 export class UserRepository {
   private readonly sql: Sql;
 
@@ -104,24 +111,25 @@ export class UserRepository {
   }
 
   /**
-   * A new password hash; tokens issued before `tokensValidAfter` stop working on every gateway (the
-   * account is part of the cache that `changed` clears). False when no such account.
+   * A new password hash; tokens issued before the instant returned stop working on every gateway (the
+   * account is part of the cache that `changed` clears). Null when no such account.
    */
-  async setPassword(instanceId: string, id: string, passwordHash: string, tokensValidAfter: Date): Promise<boolean> {
-    if (!isUuid(id)) return false;
-    const count = await this.sql.count(
-      `UPDATE "User" SET "passwordHash" = $3, "tokensValidAfter" = $4::timestamptz WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`,
+  async setPassword(instanceId: string, id: string, passwordHash: string, tokensValidAfter: Date): Promise<Date | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.sql.prepared<{ tokensValidAfter: Date }>(
+      `UPDATE "User" SET "passwordHash" = $3, "tokensValidAfter" = ${LATER_THAN_EVERY_SESSION('$4')}
+       WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING "tokensValidAfter"`,
       [instanceId, id, passwordHash, tokensValidAfter],
     );
-    if (count > 0) await this.changed(instanceId);
-    return count > 0;
+    if (row) await this.changed(instanceId);
+    return row?.tokensValidAfter ?? null;
   }
 
   /** Ends every session of the account begun before `tokensValidAfter` ("log out everywhere"). */
   async endSessions(instanceId: string, id: string, tokensValidAfter: Date): Promise<boolean> {
     if (!isUuid(id)) return false;
     const count = await this.sql.count(
-      `UPDATE "User" SET "tokensValidAfter" = $3::timestamptz WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`,
+      `UPDATE "User" SET "tokensValidAfter" = ${LATER_THAN_EVERY_SESSION('$3')} WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`,
       [instanceId, id, tokensValidAfter],
     );
     if (count > 0) await this.changed(instanceId);

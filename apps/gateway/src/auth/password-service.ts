@@ -40,8 +40,13 @@ export class PasswordService {
     const user = await this.users.findById(tenant.instance.id, caller.user.id);
     if (!user?.passwordHash || !(await verifyPassword(input.password, user.passwordHash))) throw invalidPassword('Old password invalid');
     requireStrong(input.newPassword, user);
-    const validAfter = sessionsEndAt(this.clock());
-    await this.users.setPassword(tenant.instance.id, user.id, await hashPassword(input.newPassword), validAfter);
+    const validAfter = await this.users.setPassword(
+      tenant.instance.id,
+      user.id,
+      await hashPassword(input.newPassword),
+      sessionsEndAt(this.clock()),
+    );
+    if (!validAfter) throw invalidPassword('Old password invalid');
     return this.auth.issue(tenant, { id: user.id, kind: user.kind, disabled: user.disabled, tokensValidAfter: validAfter });
   }
 
@@ -65,8 +70,8 @@ export class PasswordService {
     if (!user) throw invalidToken();
     // Judged before the link is used, so a weak choice can be corrected with the same link.
     requireStrong(newPassword, user);
-    const validAfter = sessionsEndAt(now);
-    if (!(await this.resets.use(instanceId, hash, now, await hashPassword(newPassword), validAfter))) throw invalidToken();
-    return this.auth.issue(tenant, { id: user.id, kind: user.kind, disabled: user.disabled, tokensValidAfter: validAfter });
+    const used = await this.resets.use(instanceId, hash, now, await hashPassword(newPassword), sessionsEndAt(now));
+    if (!used) throw invalidToken();
+    return this.auth.issue(tenant, { id: user.id, kind: user.kind, disabled: user.disabled, tokensValidAfter: used.tokensValidAfter });
   }
 }
