@@ -63,15 +63,25 @@ export class PrivateRedisCluster {
   ) {}
 
   static async start(size = 6): Promise<PrivateRedisCluster> {
-    const ports = [];
-    for (let i = 0; i < size; i++) ports.push({ port: await freePort(), bus: await freePort() });
-    const cluster = new PrivateRedisCluster(mkdtempSync(path.join(os.tmpdir(), 'pds-redis-cluster-')), ports);
-    await cluster.resume();
-    execFileSync('redis-cli', ['--cluster', 'create', ...cluster.addresses, '--cluster-replicas', '1', '--cluster-yes'], {
-      stdio: 'ignore',
-    });
-    await cluster.settled();
-    return cluster;
+    // The OS picks each port and lets it go before redis-server binds it, so another process (an outgoing
+    // connection's local port) may take one in between: a node that cannot bind means new ports.
+    for (let attempt = 1; ; attempt++) {
+      const ports = [];
+      for (let i = 0; i < size; i++) ports.push({ port: await freePort(), bus: await freePort() });
+      const cluster = new PrivateRedisCluster(mkdtempSync(path.join(os.tmpdir(), 'pds-redis-cluster-')), ports);
+      try {
+        await cluster.resume();
+      } catch (error) {
+        await cluster.destroy();
+        if (attempt >= 3) throw error;
+        continue;
+      }
+      execFileSync('redis-cli', ['--cluster', 'create', ...cluster.addresses, '--cluster-replicas', '1', '--cluster-yes'], {
+        stdio: 'ignore',
+      });
+      await cluster.settled();
+      return cluster;
+    }
   }
 
   /** Every node as host:port (what REDIS_CLUSTER_NODES takes). */
@@ -132,7 +142,12 @@ export class PrivateRedisCluster {
       { stdio: 'ignore' },
     );
     this.children.set(port, child);
-    await waitForPort(port);
+    // A node that exits before it listens (its port taken) is reported at once, not after the wait.
+    const exited = new Promise<never>((_, reject) =>
+      child.once('exit', (code) => reject(new Error(`redis-server on port ${port} exited (${code}) before listening`))),
+    );
+    exited.catch(() => undefined); // exiting later, when killed, is expected
+    await Promise.race([waitForPort(port), exited]);
   }
 
   /** Resolves once every running node sees the cluster as ok, with every slot served and every replica in sync. */
