@@ -281,7 +281,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     systemStatus: new SystemStatusService(usage, quotas, clock),
     streams,
     activity: new ActivityService(events),
-    webhooks: new WebhookService(new WebhookRepository(db), applications, clock),
+    webhooks: new WebhookService(new WebhookRepository(db), applications, events, clock),
     logger,
   });
 

@@ -1,4 +1,5 @@
-// The outbox: every change writes its events in its own statement, numbered without gaps per instance.
+// The outbox: every change writes its events in its own statement; the numbering step numbers them
+// without gaps per instance, in the order they were written.
 import { randomUUID } from 'node:crypto';
 import { EventRepository } from '@pds/db';
 import { callerRequests } from '../../../test/support/gateway';
@@ -12,8 +13,10 @@ const { carol } = users;
 
 const as = (who: { token: string }, host = alice.address) => callerRequests(gw.app, who, host);
 
+/** The instance's events in number order, once the numbering step (the worker's or a stream's) has run. */
 async function eventsOf(address: string) {
   const instance = await gw.db.instance.findUniqueOrThrow({ where: { address } });
+  await new EventRepository(gw.db).number(instance.id);
   const rows = await gw.db.event.findMany({ where: { instanceId: instance.id }, orderBy: { seq: 'asc' } });
   return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
 }
@@ -44,14 +47,23 @@ describe('the outbox', () => {
     expect(events.every((e) => typeof e.address === 'string' && e.at instanceof Date)).toBe(true);
   });
 
-  it('numbers the events of each instance without gaps, also under concurrent writes', async () => {
+  it('numbers the events of each instance without gaps, also while writes and numberers run at once', async () => {
+    const numbering = new EventRepository(gw.db);
+    let writing = true;
+    // Three numberers (a worker and two gateways' streams, say) racing each other and the writes.
+    const numberers = Array.from({ length: 3 }, async () => {
+      while (writing) await numbering.numberPending(null);
+    });
     await Promise.all(
-      Array.from({ length: 20 }, (_, n) =>
+      Array.from({ length: 40 }, (_, n) =>
         as(n % 2 ? alice : bob, n % 2 ? alice.address : bob.address)
           .post('/api/v2.6/data/test/race')
-          .send({ n }),
+          .send({ n })
+          .expect(201),
       ),
     );
+    writing = false;
+    await Promise.all(numberers);
     for (const address of [alice.address, bob.address]) {
       const seqs = (await eventsOf(address)).map((e) => e.seq);
       expect(seqs).toEqual(seqs.map((_, i) => i + 1));
@@ -59,6 +71,23 @@ describe('the outbox', () => {
       const counter = await gw.db.eventCounter.findUniqueOrThrow({ where: { instanceId: instance.id } });
       expect(Number(counter.last)).toBe(seqs.length);
     }
+  });
+
+  it("numbers a record's events in the order its changes were made", async () => {
+    const instance = await gw.db.instance.findUniqueOrThrow({ where: { address: alice.address } });
+    const record = (await as(alice).post('/api/v2.6/data/test/order').send({ n: 1 }).expect(201)).body;
+    await as(alice)
+      .put('/api/v2.6/data')
+      .send([{ recordId: record.recordId, endpoint: 'test/order', data: { n: 2 } }])
+      .expect(201);
+    await as(alice).delete(`/api/v2.6/data?records=${record.recordId}`).expect(200);
+    const unnumbered = await gw.db.event.count({ where: { instanceId: instance.id, seq: null } });
+    expect(unnumbered).toBeGreaterThanOrEqual(3);
+    const last = await new EventRepository(gw.db).number(instance.id);
+    expect(await gw.db.event.count({ where: { instanceId: instance.id, seq: null } })).toBe(0);
+    const mine = (await eventsOf(alice.address)).filter((e) => (e.object as { recordId?: string }).recordId === record.recordId);
+    expect(mine.map((e) => e.type)).toEqual(['record.created', 'record.updated', 'record.deleted']);
+    expect(mine[2]!.seq).toBe(last);
   });
 
   it('writes no event for a change refused or changing nothing', async () => {
@@ -110,7 +139,7 @@ describe('retention', () => {
       },
     ]);
     const [first] = await eventsOf(bob.address);
-    await gw.db.event.update({ where: { instanceId_seq: { instanceId: instance.id, seq: first!.seq } }, data: { at: old } });
+    await gw.db.event.update({ where: { instanceId_id: { instanceId: instance.id, id: first!.id } }, data: { at: old } });
     const before = (await eventsOf(bob.address)).length;
 
     expect(await sweepActivity(events, 90, new Date())).toBeGreaterThanOrEqual(1);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { Application, DataAccess } from './generated/gateway/client';
-import { eventCtes, eventValues, writeEvents } from './outbox';
+import { eventCte, eventValues, writeEvents } from './outbox';
 import { sqlOn, transaction, type Sql } from './sql';
 import { USER_COLUMNS, type AccountsChanged, type User } from './users';
 
@@ -99,7 +99,7 @@ export class ApplicationRepository {
       `WITH "changed" AS (
         UPDATE "Application" SET "enabled" = $3 WHERE "instanceId" = $1::uuid AND "appId" = $2 RETURNING ${APPLICATION_COLUMNS}
       ),
-      ${eventCtes('"changed"', `CASE WHEN $3 THEN 'app.enabled' ELSE 'app.disabled' END`, `jsonb_build_object('appId', "appId")`, 4)}
+      ${eventCte('"changed"', `CASE WHEN $3 THEN 'app.enabled' ELSE 'app.disabled' END`, `jsonb_build_object('appId', "appId")`, 4)}
       SELECT * FROM "changed"`,
       [instanceId, appId, enabled, ...eventValues()],
     );

@@ -2,7 +2,7 @@
 // asked about the tables as a whole (their names, an app's newest record).
 import type { GatewayDb } from './clients';
 import { insertRows, RECORD_OBJECT, recordBytes, withoutRecords, type LocatedRecord, type TableRow } from './data';
-import { eventCtes, eventValues } from './outbox';
+import { eventCte, eventValues } from './outbox';
 import { ReadRouting } from './replica';
 import { sqlOn, type Sql } from './sql';
 import { addRecordUsage, QuotaExceeded, UNLIMITED, type QuotaDefaults } from './usage';
@@ -33,7 +33,7 @@ const UPDATE_DATA = `WITH updated AS (
     WHERE r."instanceId" = $1::uuid AND r."recordId" = (u.c->>'recordId')::uuid
     RETURNING r."recordId", r."namespace", r."endpoint", r."data", r."userId", u.n
   ),
-  ${eventCtes('updated', `'record.updated'`, RECORD_OBJECT, 3)}
+  ${eventCte('updated', `'record.updated'`, RECORD_OBJECT, 3)}
   SELECT ${OWNED_COLUMNS} FROM updated ORDER BY n`;
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { DataAccess, DataGrant } from './generated/gateway/client';
-import { eventCtes, eventValues } from './outbox';
+import { eventCte, eventValues } from './outbox';
 import { ReadRouting } from './replica';
 import { isUuid, sqlOn, type Sql } from './sql';
 import { addRecordUsage, QuotaExceeded, removeRecordUsage, UNLIMITED, type QuotaDefaults } from './usage';
@@ -51,7 +51,7 @@ const INSERT_ROWS = `WITH incoming AS (
     ORDER BY t.n
     RETURNING "recordId", "namespace", "endpoint", "data", "seq"
   ),
-  ${eventCtes('inserted', `'record.created'`, RECORD_OBJECT, 6)}
+  ${eventCte('inserted', `'record.created'`, RECORD_OBJECT, 6)}
   SELECT "recordId", "namespace", "endpoint", "data" FROM inserted ORDER BY "seq"`;
 
 /**
@@ -88,7 +88,7 @@ export async function insertRows(
  */
 export const withoutRecords = (del: string, eventsFirst: number) => `WITH gone AS (${del}),
   ${removeRecordUsage('(SELECT count(*) FROM gone)', `(SELECT coalesce(sum(${recordBytes('"data"')}), 0) FROM gone)`)},
-  ${eventCtes('gone', `'record.deleted'`, RECORD_OBJECT, eventsFirst)}
+  ${eventCte('gone', `'record.deleted'`, RECORD_OBJECT, eventsFirst)}
   SELECT count(*)::int AS "removed" FROM gone`;
 
 /** Records of the data tables. Every method takes the instance id first. */

@@ -1,7 +1,7 @@
 // Data debits: a bundle's records offered to one account under terms (permissions) the owner accepts.
 import type { GatewayDb } from './clients';
 import type { DataDebit, DataDebitPermission } from './generated/gateway/client';
-import { eventCtes, eventValues } from './outbox';
+import { eventCte, eventValues } from './outbox';
 import { sqlOn, transaction, type Sql } from './sql';
 
 export type DebitPermission = DataDebitPermission & { bundle: { name: string; query: unknown } };
@@ -138,7 +138,7 @@ export class DataDebitRepository {
           AND "id" = (SELECT max("id") FROM "DataDebitPermission" WHERE "instanceId" = $1::uuid AND "debitKey" = $2)
         RETURNING "debitKey"
       ),
-      ${eventCtes('"enabled"', `'debit.enabled'`, DEBIT_OBJECT, 3)}
+      ${eventCte('"enabled"', `'debit.enabled'`, DEBIT_OBJECT, 3)}
       SELECT count(*)::int AS "count" FROM "enabled"`,
       [instanceId, key, ...eventValues()],
     );
@@ -157,7 +157,7 @@ export class DataDebitRepository {
         WHERE "instanceId" = $1::uuid AND "debitKey" = $2 AND "accepted" AND "canceledAt" IS NULL
         RETURNING "debitKey"
       ),
-      ${eventCtes('(SELECT DISTINCT "debitKey" FROM "cancelled") AS c', `'debit.cancelled'`, DEBIT_OBJECT, 5)}
+      ${eventCte('(SELECT DISTINCT "debitKey" FROM "cancelled") AS c', `'debit.cancelled'`, DEBIT_OBJECT, 5)}
       SELECT count(*) FROM "cancelled"`,
       [instanceId, key, at, atPeriodEnd, ...eventValues()],
     );

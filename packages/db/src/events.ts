@@ -3,7 +3,7 @@
 import type { GatewayDb } from './clients';
 import type { ActorKind } from './outbox';
 import { ReadRouting } from './replica';
-import { sqlOn, type Sql } from './sql';
+import { sqlOn, transaction, type Sql } from './sql';
 
 export interface StoredEvent {
   seq: number;
@@ -46,12 +46,14 @@ const toEvent = (row: EventRow): StoredEvent => ({ ...row, seq: Number(row.seq) 
 
 export class EventRepository {
   private readonly sql: Sql;
+  private readonly pool: GatewayDb['pool'];
 
   /** `reads` sends the activity log's reads to a replica when there is one (see ReadRouting). */
   constructor(
     db: GatewayDb,
     private readonly reads = new ReadRouting(db),
   ) {
+    this.pool = db.pool;
     this.sql = sqlOn(db.pool);
   }
 
@@ -71,6 +73,49 @@ export class EventRepository {
       [instanceIds],
     );
     return new Map(rows.map((row) => [row.instanceId, Number(row.last)]));
+  }
+
+  /** Of `instanceIds` (of every instance when null), those with events not numbered yet, at most `limit`. */
+  async unnumbered(instanceIds: string[] | null, limit = 1000): Promise<string[]> {
+    const rows = await this.sql.prepared<{ instanceId: string }>(
+      `SELECT DISTINCT "instanceId" FROM "Event" WHERE "seq" IS NULL AND ($1::uuid[] IS NULL OR "instanceId" = ANY($1::uuid[])) LIMIT $2`,
+      [instanceIds, limit],
+    );
+    return rows.map((row) => row.instanceId);
+  }
+
+  /**
+   * Numbers the instance's committed events that have no number yet, in the order they were written, and
+   * returns its last event number. The counter row is locked first, so numberers of one instance take
+   * turns, and the numbering statement (a new snapshot, read committed) sees every number the one before
+   * gave: numbers are gap-free, and a reader sees number N only once every number below it is visible.
+   */
+  async number(instanceId: string): Promise<number> {
+    return transaction(this.pool, async (tx) => {
+      const [counter] = await tx.prepared<{ last: string }>(
+        `INSERT INTO "EventCounter" ("instanceId", "last") VALUES ($1::uuid, 0)
+         ON CONFLICT ("instanceId") DO UPDATE SET "last" = "EventCounter"."last" RETURNING "last"::text AS "last"`,
+        [instanceId],
+      );
+      // max rather than a count: an event removed meanwhile (the instance erased) leaves no number twice.
+      const [row] = await tx.prepared<{ last: string }>(
+        `WITH "pending" AS (
+           SELECT "id", row_number() OVER (ORDER BY "id") AS "n" FROM "Event" WHERE "instanceId" = $1::uuid AND "seq" IS NULL
+         ), "numbered" AS (
+           UPDATE "Event" e SET "seq" = $2::bigint + p."n" FROM "pending" p
+           WHERE e."instanceId" = $1::uuid AND e."id" = p."id" RETURNING e."seq"
+         )
+         UPDATE "EventCounter" SET "last" = COALESCE((SELECT max("seq") FROM "numbered"), $2::bigint)
+         WHERE "instanceId" = $1::uuid RETURNING "last"::text AS "last"`,
+        [instanceId, counter!.last],
+      );
+      return Number(row!.last);
+    });
+  }
+
+  /** Numbers what is waiting of each instance given (of every instance when null, a batch at a time). */
+  async numberPending(instanceIds: string[] | null): Promise<void> {
+    for (const instanceId of await this.unnumbered(instanceIds)) await this.number(instanceId);
   }
 
   /** Writes reads of any instances in one statement (the gateway batches them: events/reads.ts). */
@@ -117,9 +162,9 @@ export class EventRepository {
            SELECT "id" FROM "ReadActivity" WHERE "instanceId" = $1::uuid AND "at" < $2::timestamptz LIMIT $3)
          RETURNING "id"
        ), "oldEvents" AS (
-         DELETE FROM "Event" WHERE "instanceId" = $1::uuid AND "seq" IN (
-           SELECT "seq" FROM "Event" WHERE "instanceId" = $1::uuid AND "at" < $2::timestamptz LIMIT $3)
-         RETURNING "seq"
+         DELETE FROM "Event" WHERE "instanceId" = $1::uuid AND "id" IN (
+           SELECT "id" FROM "Event" WHERE "instanceId" = $1::uuid AND "at" < $2::timestamptz AND "seq" IS NOT NULL LIMIT $3)
+         RETURNING "id"
        )
        SELECT greatest((SELECT count(*) FROM "oldReads"), (SELECT count(*) FROM "oldEvents"))::int AS "count"`,
       [instanceId, before, limit],

@@ -3,7 +3,7 @@
 import type { GatewayDb } from './clients';
 import { ReadRouting } from './replica';
 import type { File, FilePermission, FileStatus } from './generated/gateway/client';
-import { eventCtes, eventValues, writeEvents } from './outbox';
+import { eventCte, eventValues, writeEvents } from './outbox';
 import { isUuid, sqlOn, type Rows, type Sql } from './sql';
 import { changeFileUsage, QuotaExceeded, UNLIMITED, type QuotaDefaults } from './usage';
 
@@ -98,7 +98,7 @@ const FILE_SELECT = `SELECT ${FILE_FIELDS} FROM "File" f`;
 const updateFile = (set: string, event: FileEvent, condition = '') => `WITH f AS (
     UPDATE "File" SET ${set} WHERE "instanceId" = $1::uuid AND "fileId" = $2${condition} RETURNING *
   ),
-  ${eventCtes('f', event.type, FILE_OBJECT, event.first)}
+  ${eventCte('f', event.type, FILE_OBJECT, event.first)}
   SELECT ${FILE_FIELDS} FROM f`;
 
 /** A file change's event (outbox.ts): its type as SQL, and the number of its statement's first event parameter. */
@@ -182,7 +182,7 @@ const SET_PUBLIC_MANY = `WITH f AS (
     UPDATE "File" SET "contentPublic" = $3, "lastUpdated" = $4::timestamptz
     WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) RETURNING *
   ),
-  ${eventCtes('f', PUBLIC_OR_PRIVATE, FILE_OBJECT, 5)}
+  ${eventCte('f', PUBLIC_OR_PRIVATE, FILE_OBJECT, 5)}
   SELECT ${FILE_FIELDS} FROM f`;
 
 type FileRow = Omit<FileRecord, 'size'> & { size: string | bigint | null };
@@ -213,7 +213,7 @@ const CREATE_FILE = `WITH counter AS (
     SELECT f."instanceId", f."fileId", f."uploaderId", true FROM file f
     RETURNING "userId", "contentReadable"
   ),
-  ${eventCtes('file', `'file.uploaded'`, FILE_OBJECT, 12)}
+  ${eventCte('file', `'file.uploaded'`, FILE_OBJECT, 12)}
   SELECT f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
     f."contentPublic", f."thumbnail", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt", f."trashedAt",
     (SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable")) FROM permission p) AS "permissions"
@@ -594,7 +594,7 @@ async function upsertPermissions(sql: Sql, instanceId: string, ids: string[], us
       ON CONFLICT ("instanceId", "fileId", "userId") DO UPDATE SET "contentReadable" = EXCLUDED."contentReadable"
       RETURNING "fileId", "userId", "contentReadable"
     ),
-    ${eventCtes('"shared"', `'file.shared'`, PERMISSION_OBJECT, 5)}
+    ${eventCte('"shared"', `'file.shared'`, PERMISSION_OBJECT, 5)}
     SELECT "fileId" FROM "shared"`,
     [instanceId, ids, userId, contentReadable, ...eventValues()],
   );
@@ -609,7 +609,7 @@ async function deletePermissions(sql: Sql, instanceId: string, ids: string[], us
       DELETE FROM "FilePermission" WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) AND "userId" = $3::uuid
       RETURNING "fileId", "userId"
     ),
-    ${eventCtes('"unshared"', `'file.unshared'`, `jsonb_build_object('fileId', "fileId", 'userId', "userId")`, 4)}
+    ${eventCte('"unshared"', `'file.unshared'`, `jsonb_build_object('fileId', "fileId", 'userId', "userId")`, 4)}
     SELECT count(*) FROM "unshared"`,
     [instanceId, ids, userId, ...eventValues()],
   );

@@ -1,8 +1,9 @@
-// The transactional outbox. Every change statement carries the CTEs below, so the change and its events
-// are one statement: there is no moment between them for a crash to fall into. Each event takes the next
-// number of its instance's counter row, bumped in the same statement; the row stays locked until commit,
-// so numbers are gap-free and become visible in order (a reader resuming "after seq N" misses nothing).
-// The price is that changes of one instance commit one after another; docs/events.md has the figures.
+// The transactional outbox. Every change statement carries the CTE below, so the change and its events
+// are one statement: there is no moment between them for a crash to fall into. The statement gives each
+// event only a global `id`; its per-instance `seq` is given after commit, by the numbering step
+// (EventRepository.number), which numbers the committed events of an instance in one short transaction
+// at a time. Numbering in the change's own statement would hold a per-instance counter row locked until
+// the change commits, so one instance's changes would commit one after another (docs/events.md).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Sql } from './sql';
 
@@ -34,27 +35,20 @@ export function currentActor(): Actor {
 }
 
 /**
- * The CTEs that write one event per row of `source` (a CTE or row source of the same statement, whose
- * rows `type` and `object` are SQL expressions over). `$1` must be the instance id; the actor and the
- * time are the four parameters from `$first` on: pass `eventValues()` there.
+ * The CTE (named "evOut") that writes one event per row of `source` (a CTE or row source of the same
+ * statement, whose rows `type` and `object` are SQL expressions over). `$1` must be the instance id; the
+ * actor and the time are the four parameters from `$first` on: pass `eventValues()` there.
  */
-export function eventCtes(source: string, type: string, object: string, first: number): string {
+export function eventCte(source: string, type: string, object: string, first: number): string {
   const [kind, id, address, at] = [first, first + 1, first + 2, first + 3].map((n) => `$${n}`);
-  return `"ev" AS (SELECT row_number() OVER () AS "n", ${type} AS "type", ${object} AS "object" FROM ${source}),
-  "evSeq" AS (
-    INSERT INTO "EventCounter" ("instanceId", "last") SELECT $1::uuid, count(*) FROM "ev" HAVING count(*) > 0
-    ON CONFLICT ("instanceId") DO UPDATE SET "last" = "EventCounter"."last" + EXCLUDED."last"
-    RETURNING "last"
-  ),
-  "evOut" AS (
-    INSERT INTO "Event" ("instanceId", "seq", "type", "actorKind", "actorId", "object", "address", "at")
-    SELECT $1::uuid, s."last" - (SELECT count(*) FROM "ev") + e."n", e."type", ${kind}, ${id}::uuid, e."object", ${address}, ${at}::timestamptz
-    FROM "ev" e CROSS JOIN "evSeq" s
-    RETURNING "seq"
+  return `"evOut" AS (
+    INSERT INTO "Event" ("instanceId", "type", "actorKind", "actorId", "object", "address", "at")
+    SELECT $1::uuid, ${type}, ${kind}, ${id}::uuid, ${object}, ${address}, ${at}::timestamptz FROM ${source}
+    RETURNING "id"
   )`;
 }
 
-/** The four values `eventCtes` reads: the current actor and the time. */
+/** The four values `eventCte` reads: the current actor and the time. */
 export function eventValues(): unknown[] {
   const actor = currentActor();
   return [actor.kind, actor.id ?? null, actor.address ?? null, new Date()];
@@ -66,7 +60,7 @@ export interface NewEvent {
   object: Record<string, unknown>;
 }
 
-const INSERT_EVENTS = `WITH ${eventCtes(`jsonb_array_elements($2::jsonb) AS j("e")`, `j."e"->>'type'`, `j."e"->'object'`, 3)}
+const INSERT_EVENTS = `WITH ${eventCte(`jsonb_array_elements($2::jsonb) AS j("e")`, `j."e"->>'type'`, `j."e"->'object'`, 3)}
   SELECT count(*)::int AS "count" FROM "evOut"`;
 
 /** Writes events inside the transaction `tx` of their change (nothing for an empty list). */

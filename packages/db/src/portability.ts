@@ -362,13 +362,13 @@ export class PortabilityRepository {
 
   /**
    * The activity log in key order after `after` (a key of the same kind, '-1' before the first): the
-   * changes of the outbox by seq, the reads kept by id. Keyset pages, so an export holds one page at a time.
+   * changes of the outbox and the reads kept, each by id (the order they were written in). Keyset pages, so an export holds one page at a time.
    */
   async activityPage(instanceId: string, kind: 'change' | 'read', after: string, limit: number): Promise<ActivityExportRow[]> {
-    const [table, key] = kind === 'change' ? ['"Event"', '"seq"'] : ['"ReadActivity"', '"id"'];
+    const table = kind === 'change' ? '"Event"' : '"ReadActivity"';
     return (await this.exported(instanceId)).prepared<ActivityExportRow>(
-      `SELECT ${key}::text AS "key", "type", "actorKind", "actorId", "object", "address", "at"
-      FROM ${table} WHERE "instanceId" = $1::uuid AND ${key} > $2::bigint ORDER BY ${key} LIMIT $3`,
+      `SELECT "id"::text AS "key", "type", "actorKind", "actorId", "object", "address", "at"
+      FROM ${table} WHERE "instanceId" = $1::uuid AND "id" > $2::bigint ORDER BY "id" LIMIT $3`,
       [instanceId, after, limit],
     );
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { User as UserModel, UserKind } from './generated/gateway/client';
-import { eventCtes, eventValues } from './outbox';
+import { eventCte, eventValues } from './outbox';
 import { isUuid, sqlOn, type Sql } from './sql';
 
 export const USER_COLUMNS = `"id", "instanceId", "username", "email", "fullName", "passwordHash", "kind", "disabled", "createdAt", "tokensValidAfter", "totpEnabled"`;
@@ -18,14 +18,14 @@ const USER_OBJECT = `jsonb_build_object('userId', "id", 'username', "username", 
 
 /** `INSERT_USER` with its event (outbox.ts): the owner's account is created with its instance, without one. */
 const CREATE_USER = `WITH "created" AS (${INSERT_USER}),
-  ${eventCtes('"created"', `'user.created'`, USER_OBJECT, 9)}
+  ${eventCte('"created"', `'user.created'`, USER_OBJECT, 9)}
   SELECT * FROM "created"`;
 
 /** An account changed by `set`; $1 instance, $2 id, then set's values, then the event's from `first` on. */
 const changeUser = (set: string, type: string, first: number) => `WITH "changed" AS (
     UPDATE "User" SET ${set} WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING ${USER_COLUMNS}
   ),
-  ${eventCtes('"changed"', type, USER_OBJECT, first)}
+  ${eventCte('"changed"', type, USER_OBJECT, first)}
   SELECT * FROM "changed"`;
 
 const SET_DISABLED = changeUser(`"disabled" = $3`, `CASE WHEN $3 THEN 'user.disabled' ELSE 'user.enabled' END`, 4);
@@ -36,7 +36,7 @@ const UPDATE_DETAILS = changeUser(
   7,
 );
 const DELETE_USER = `WITH "removed" AS (DELETE FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING "id", "username", "kind"),
-  ${eventCtes('"removed"', `'user.deleted'`, USER_OBJECT, 3)}
+  ${eventCte('"removed"', `'user.deleted'`, USER_OBJECT, 3)}
   SELECT count(*)::int AS "count" FROM "removed"`;
 
 /**

@@ -38,14 +38,17 @@ export class WebhookRepository {
     this.sql = sqlOn(db.pool);
   }
 
-  /** A new subscription, delivering the events after the newest one now. */
-  async create(instanceId: string, webhook: Pick<Webhook, 'id' | 'appId' | 'url' | 'events' | 'namespaces'>, now: Date): Promise<Webhook> {
+  /** A new subscription, delivering the events after `deliveredSeq` (the instance's newest one now). */
+  async create(
+    instanceId: string,
+    webhook: Pick<Webhook, 'id' | 'appId' | 'url' | 'events' | 'namespaces' | 'deliveredSeq'>,
+    now: Date,
+  ): Promise<Webhook> {
     const [row] = await this.sql.prepared<Row>(
       `INSERT INTO "Webhook" ("instanceId", "id", "appId", "url", "events", "namespaces", "deliveredSeq", "createdAt")
-       SELECT $1::uuid, $2::uuid, $3, $4, $5::text[], $6::text[],
-         COALESCE((SELECT c."last" FROM "EventCounter" c WHERE c."instanceId" = $1::uuid), 0), $7::timestamptz
+       VALUES ($1::uuid, $2::uuid, $3, $4, $5::text[], $6::text[], $7, $8::timestamptz)
        RETURNING ${COLUMNS}`,
-      [instanceId, webhook.id, webhook.appId, webhook.url, webhook.events, webhook.namespaces, now],
+      [instanceId, webhook.id, webhook.appId, webhook.url, webhook.events, webhook.namespaces, webhook.deliveredSeq, now],
     );
     return toWebhook(row as Row);
   }

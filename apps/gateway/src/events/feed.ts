@@ -1,10 +1,12 @@
 // Tells this gateway's open event streams that their instance has new events, whichever gateway (or
-// worker) wrote them. It polls the counter rows of the watched instances, one indexed statement per tick
-// for all streams of the process, and only while a stream is open.
+// worker) wrote them. Each tick, while a stream is open, it numbers the watched instances' new events
+// (the numbering step, packages/db/src/events.ts; the worker numbers every instance's too, but a stream
+// does not wait for it) and reads their counter rows, one indexed statement each for all streams of the
+// process.
 // Why not LISTEN/NOTIFY or Redis pub/sub: NOTIFY takes a cluster-wide lock at commit, which would
 // serialise every change of every instance; a Redis message would have to be sent after each commit by
 // every writer (gateways and jobs), and one lost in a crash would leave a stream silent. The counter is
-// the truth and is already written by every change; a tick of 200 ms delivers well within a second
+// the truth, and the numbering step moves it; a tick of 200 ms delivers well within a second
 // (docs/events.md has the measured figure).
 import type { EventRepository } from '@pds/db';
 import type { Logger } from '@pds/runtime';
@@ -51,7 +53,9 @@ export class EventFeed {
     if (this.ticking || this.watched.size === 0) return;
     this.ticking = true;
     try {
-      const last = await this.events.lastOf([...this.watched.keys()]);
+      const watched = [...this.watched.keys()];
+      await this.events.numberPending(watched);
+      const last = await this.events.lastOf(watched);
       for (const [instanceId, entry] of this.watched) {
         const now = last.get(instanceId) ?? 0;
         if (now <= entry.last) continue;
@@ -59,7 +63,7 @@ export class EventFeed {
         for (const wake of entry.wakes) wake();
       }
     } catch (error) {
-      this.logger.warn({ err: error }, 'event feed: reading the counters failed; the next tick tries again');
+      this.logger.warn({ err: error }, 'event feed: numbering or reading the counters failed; the next tick tries again');
     } finally {
       this.ticking = false;
     }

@@ -30,10 +30,10 @@ export class EventStreams {
     for (const res of this.open) res.end();
   }
 
-  /** Where a stream starts: after the id given, or after the newest event. */
+  /** Where a stream starts: after the id given, or after the newest event (numbered now if it was not yet). */
   async start(tenant: ResolvedInstance, lastEventId: number | undefined): Promise<number> {
     if (lastEventId !== undefined) return lastEventId;
-    return (await this.deps.events.lastOf([tenant.instance.id])).get(tenant.instance.id) ?? 0;
+    return this.deps.events.number(tenant.instance.id);
   }
 
   /** Holds the response open until the client goes, writing events as they come and a heartbeat between. */

@@ -3,7 +3,7 @@
 // host of their choosing; the delivery job (jobs/webhook-delivery.ts) also refuses private addresses.
 import { randomUUID } from 'node:crypto';
 import type { AppRecord } from '@pds/app-record';
-import type { ApplicationRepository, Webhook, WebhookRepository } from '@pds/db';
+import type { ApplicationRepository, EventRepository, Webhook, WebhookRepository } from '@pds/db';
 import { ApiError } from '@pds/http';
 import type { Clock } from '@pds/tokens';
 import { appOrigins } from '../apps/hat-application';
@@ -20,6 +20,7 @@ export class WebhookService {
   constructor(
     private readonly webhooks: WebhookRepository,
     private readonly apps: ApplicationRepository,
+    private readonly events: EventRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -41,6 +42,8 @@ export class WebhookService {
         url: url.toString(),
         events: [...new Set(input.body.events ?? [])],
         namespaces: [...new Set(input.body.namespaces ?? [])],
+        // After every change made before now, numbered now if it was not yet.
+        deliveredSeq: await this.events.number(tenant.instance.id),
       },
       this.clock(),
     );

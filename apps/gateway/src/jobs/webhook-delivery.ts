@@ -99,9 +99,13 @@ export function webhookBackoff(maxMs: number) {
   return (attemptsMade: number): number => Math.min(1000 * 2 ** Math.max(0, attemptsMade - 1), maxMs);
 }
 
-/** Queues the subscriptions that are behind, every `everyMs`; returns what stops it. */
+/**
+ * Every `everyMs`, numbers the events written since the last scan (every instance's: the numbering step,
+ * packages/db/src/events.ts) and queues the subscriptions that are behind; returns what stops it.
+ */
 export function scanWebhooks(
   webhooks: WebhookRepository,
+  events: EventRepository,
   producer: Producer<'webhook-delivery'>,
   logger: Logger,
   everyMs = 500,
@@ -111,6 +115,7 @@ export function scanWebhooks(
     if (running) return;
     running = true;
     void (async () => {
+      await events.numberPending(null);
       for (const due of await webhooks.due(1000)) {
         await producer.enqueue({ instanceId: due.instanceId, webhookId: due.id }, `webhook-${due.instanceId}-${due.id}`);
       }
@@ -176,9 +181,10 @@ export interface WebhookSettings {
 /** The webhook worker, its producer and the scan, over one database (worker.ts; the tests run it in-process). */
 export function webhookDelivery(db: GatewayDb, queue: QueueOptions, settings: WebhookSettings, logger: Logger) {
   const webhooks = new WebhookRepository(db);
+  const events = new EventRepository(db);
   const processor = webhookDeliveryProcessor({
     webhooks,
-    events: new EventRepository(db),
+    events,
     apps: new ApplicationRepository(db),
     instances: new InstanceRepository(db),
     visibility: new EventVisibility(db, new DataGrantRepository(db)),
@@ -192,5 +198,5 @@ export function webhookDelivery(db: GatewayDb, queue: QueueOptions, settings: We
     jobOptions: { attempts: 1_000_000, backoff: { type: 'custom' }, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } },
   });
   const worker = runQueue(QUEUE_NAMES.webhookDelivery, processor, queue, logger, 5, webhookBackoff(settings.maxBackoffMs));
-  return { worker, producer, scan: () => scanWebhooks(webhooks, producer, logger) };
+  return { worker, producer, scan: () => scanWebhooks(webhooks, events, producer, logger) };
 }
