@@ -74,6 +74,37 @@ it('keeps the count through updates (growth refused past the quota) and deletes'
   expect((await verify().expect(200)).body.drift).toEqual([]);
 });
 
+it("spreads writers over the instance's usage rows, and a quota lowered after an allowance was granted holds at once", async () => {
+  const id = await instanceId(zed.address);
+  const zeds = () => callerRequests(gw.app, zed, zed.address);
+  await request(gw.admin!)
+    .put(`/instances/${zed.address}/quota`)
+    .set('Authorization', `Bearer ${TOKEN}`)
+    .send({ recordsBytes: 1_000_000 })
+    .expect(200);
+  // Twenty writers at once: each writes on the row of its connection, so they seldom wait on one another.
+  const writes = await Promise.all(Array.from({ length: 20 }, () => zeds().post('/api/v2.6/data/q/spread').send(sized(100))));
+  expect(writes.every((res) => res.status === 201)).toBe(true);
+  const rows = await gw.db.pool.query(`SELECT count(*)::int AS "n" FROM "InstanceUsage" WHERE "instanceId" = $1 AND "records" <> 0`, [id]);
+  expect(rows.rows[0].n).toBeGreaterThan(1);
+  expect(await usage(zed.address)).toMatchObject({ records: 21, recordBytes: 2900 });
+  // The allowances granted under a million bytes must not outlive it: 100 bytes left now.
+  await request(gw.admin!)
+    .put(`/instances/${zed.address}/quota`)
+    .set('Authorization', `Bearer ${TOKEN}`)
+    .send({ recordsBytes: 3000 })
+    .expect(200);
+  await zeds().post('/api/v2.6/data/q/spread').send(sized(200)).expect(413);
+  await zeds().post('/api/v2.6/data/q/spread').send(sized(100)).expect(201);
+  await zeds().post('/api/v2.6/data/q/spread').send(sized(10)).expect(413);
+  expect(await usage(zed.address)).toMatchObject({ records: 22, recordBytes: 3000 });
+  await request(gw.admin!)
+    .put(`/instances/${zed.address}/quota`)
+    .set('Authorization', `Bearer ${TOKEN}`)
+    .send({ recordsBytes: null })
+    .expect(200);
+});
+
 describe('usage verify', () => {
   let server: Server;
   let url: string;
@@ -102,7 +133,7 @@ describe('usage verify', () => {
     const shown = await request(gw.admin!).get(`/instances/${alice.address}`).set('Authorization', `Bearer ${TOKEN}`).expect(200);
     expect(shown.body.usage).toEqual({ files: 1, fileBytes: 321, records: 1, recordBytes: 200 });
 
-    await gw.db.pool.query(`UPDATE "InstanceUsage" SET "fileBytes" = "fileBytes" + 7 WHERE "instanceId" = $1`, [
+    await gw.db.pool.query(`UPDATE "InstanceUsage" SET "fileBytes" = "fileBytes" + 7 WHERE "instanceId" = $1 AND "share" = 0`, [
       await instanceId(alice.address),
     ]);
     const report = (await verify().expect(200)).body;
@@ -120,7 +151,7 @@ describe('usage verify', () => {
     expect(cli.code).toBe(1);
     expect(cli.out).toMatch(new RegExp(`^ADDRESS\\s+KEPT\\s+COUNTED\\n${alice.address.replace(/\./g, '\\.')}\\s+1 files, 328 B`));
     expect(cli.err).toBe('admin: 1 of 2 instances drifted');
-    await gw.db.pool.query(`UPDATE "InstanceUsage" SET "fileBytes" = "fileBytes" - 7 WHERE "instanceId" = $1`, [
+    await gw.db.pool.query(`UPDATE "InstanceUsage" SET "fileBytes" = "fileBytes" - 7 WHERE "instanceId" = $1 AND "share" = 0`, [
       await instanceId(alice.address),
     ]);
   });

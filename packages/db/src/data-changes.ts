@@ -5,7 +5,7 @@ import { insertRows, RECORD_OBJECT, recordBytes, withoutRecords, type LocatedRec
 import { eventCte, eventValues } from './outbox';
 import { ReadRouting } from './replica';
 import { sqlOn, type Sql } from './sql';
-import { addRecordUsage, QuotaExceeded, UNLIMITED, type QuotaDefaults } from './usage';
+import { addRecordUsage, QuotaExceeded, refillRecordAllowance, UNLIMITED, type QuotaDefaults } from './usage';
 
 /** A record with the account that wrote it (null for records older than that column). */
 export interface OwnedRecord extends LocatedRecord {
@@ -36,17 +36,17 @@ const UPDATE_DATA = `WITH updated AS (
   ${eventCte('updated', `'record.updated'`, RECORD_OBJECT, 3)}
   SELECT ${OWNED_COLUMNS} FROM updated ORDER BY n`;
 
-/**
- * Adds what an update ($2, as UPDATE_DATA takes it) changes in record bytes to the usage, before the
- * update and in its transaction; no row when the growth would pass the quota ($3 the cluster's).
- */
-const UPDATE_USAGE = `WITH ${addRecordUsage(
-  '0',
-  `(SELECT coalesce(sum(${recordBytes("u.c->'data'")} - ${recordBytes('r."data"')}), 0)
+/** What an update ($2, as UPDATE_DATA takes it) changes in record bytes. */
+const GROWTH = `(SELECT coalesce(sum(${recordBytes("u.c->'data'")} - ${recordBytes('r."data"')}), 0)
     FROM jsonb_array_elements($2::jsonb) AS u(c)
-    JOIN "DataRecord" r ON r."instanceId" = $1::uuid AND r."recordId" = (u.c->>'recordId')::uuid)`,
-  '$3',
-)} SELECT 1 FROM usage`;
+    JOIN "DataRecord" r ON r."instanceId" = $1::uuid AND r."recordId" = (u.c->>'recordId')::uuid)`;
+
+/**
+ * Adds the growth of an update to the usage, before the update and in its transaction; no row when
+ * the writer's allowance does not cover it (usage.ts; $3 the cluster's quota).
+ */
+const UPDATE_USAGE = `WITH ${addRecordUsage('0', GROWTH, '$3')} SELECT 1 FROM usage`;
+const UPDATE_GROWTH = `SELECT ${GROWTH}::text AS "bytes"`;
 
 /** Removes records by id ($2), out of the usage and with their events ($3…), in one statement. */
 const DELETE_RECORDS = withoutRecords(
@@ -87,8 +87,12 @@ export class DataChangeRepository {
         ),
       );
       const json = JSON.stringify(changes);
-      const counted = await tx.prepared(UPDATE_USAGE, [instanceId, json, this.quotas.recordsBytes]);
-      if (counted.length === 0) throw new QuotaExceeded('records');
+      const usage = [instanceId, json, this.quotas.recordsBytes];
+      if ((await tx.prepared(UPDATE_USAGE, usage)).length === 0) {
+        const [growth] = await tx.prepared<{ bytes: string }>(UPDATE_GROWTH, [instanceId, json]);
+        const refilled = await refillRecordAllowance(tx, instanceId, Number(growth!.bytes), this.quotas.recordsBytes);
+        if (!refilled || (await tx.prepared(UPDATE_USAGE, usage)).length === 0) throw new QuotaExceeded('records');
+      }
       return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, json, ...eventValues()]);
     });
   }

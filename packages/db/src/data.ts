@@ -3,8 +3,8 @@ import type { GatewayDb } from './clients';
 import type { DataAccess, DataGrant } from './generated/gateway/client';
 import { eventCte, eventValues } from './outbox';
 import { ReadRouting } from './replica';
-import { isUuid, sqlOn, type Sql } from './sql';
-import { addRecordUsage, QuotaExceeded, removeRecordUsage, UNLIMITED, type QuotaDefaults } from './usage';
+import { isUuid, sqlOn, transaction, type Sql } from './sql';
+import { addRecordUsage, QuotaExceeded, refillRecordAllowance, removeRecordUsage, UNLIMITED, type QuotaDefaults } from './usage';
 
 export interface StoredRecord {
   recordId: string;
@@ -54,12 +54,19 @@ const INSERT_ROWS = `WITH incoming AS (
   ${eventCte('inserted', `'record.created'`, RECORD_OBJECT, 6)}
   SELECT "recordId", "namespace", "endpoint", "data" FROM inserted ORDER BY "seq"`;
 
+/** The record bytes of rows given as INSERT_ROWS takes them ($1): what they need of the allowance. */
+const ROWS_BYTES = `SELECT coalesce(sum(${recordBytes("t.r->'data'")}), 0)::text AS "bytes" FROM jsonb_array_elements($1::jsonb) AS t(r)`;
+
+/** Runs `work` in a transaction: the one the statements belong to, or a new one. */
+export type InTransaction = <T>(work: (tx: Sql) => Promise<T>) => Promise<T>;
+
 /**
  * Inserts rows in one statement (all or nothing), in array order: `seq` follows the ordinality, and
  * counts them in the instance's usage in the same statement. Takes the pool's statements or a
- * transaction's, so a batch can add its links in the same transaction. Ids and the time are made here
- * and bound, so the statement calls no volatile function. Throws QuotaExceeded (nothing stored) when
- * the rows would pass the instance's records quota.
+ * transaction's, so a batch can add its links in the same transaction; `inTransaction` runs the refill
+ * and the second try together when the writer's allowance was short (usage.ts). Ids and the time are
+ * made here and bound, so the statement calls no volatile function. Throws QuotaExceeded (nothing
+ * stored) when the rows would pass the instance's records quota.
  */
 export async function insertRows(
   sql: Sql,
@@ -67,18 +74,19 @@ export async function insertRows(
   userId: string,
   rows: TableRow[],
   quotas: QuotaDefaults,
+  inTransaction: InTransaction = (work) => work(sql),
 ): Promise<LocatedRecord[]> {
-  const withIds = rows.map((row) => ({ ...row, recordId: randomUUID() }));
-  const saved = await sql.prepared<LocatedRecord>(INSERT_ROWS, [
-    instanceId,
-    userId,
-    JSON.stringify(withIds),
-    new Date(),
-    quotas.recordsBytes,
-    ...eventValues(),
-  ]);
-  if (saved.length < rows.length) throw new QuotaExceeded('records');
-  return saved;
+  const json = JSON.stringify(rows.map((row) => ({ ...row, recordId: randomUUID() })));
+  const values = [instanceId, userId, json, new Date(), quotas.recordsBytes, ...eventValues()];
+  const saved = await sql.prepared<LocatedRecord>(INSERT_ROWS, values);
+  if (saved.length === rows.length) return saved;
+  const again = await inTransaction(async (tx) => {
+    const [need] = await tx.prepared<{ bytes: string }>(ROWS_BYTES, [json]);
+    if (!(await refillRecordAllowance(tx, instanceId, Number(need!.bytes), quotas.recordsBytes))) return [];
+    return tx.prepared<LocatedRecord>(INSERT_ROWS, values);
+  });
+  if (again.length < rows.length) throw new QuotaExceeded('records');
+  return again;
 }
 
 /**
@@ -97,7 +105,7 @@ export class DataRecordRepository {
 
   /** `reads` learns of every write here (see ReadRouting); `quotas`: the cluster's, absent only for tools that read. */
   constructor(
-    db: GatewayDb,
+    private readonly db: GatewayDb,
     private readonly reads = new ReadRouting(db),
     private readonly quotas: QuotaDefaults = UNLIMITED,
   ) {
@@ -117,6 +125,7 @@ export class DataRecordRepository {
         userId,
         records.map((data) => ({ namespace, endpoint, data })),
         this.quotas,
+        (work) => transaction(this.db.pool, work),
       ),
     );
     return rows.map(({ recordId, data }) => ({ recordId, data }));

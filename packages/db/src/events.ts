@@ -94,7 +94,7 @@ export class EventRepository {
     return transaction(this.pool, async (tx) => {
       const [counter] = await tx.prepared<{ last: string }>(
         `INSERT INTO "EventCounter" ("instanceId", "last") VALUES ($1::uuid, 0)
-         ON CONFLICT ("instanceId") DO UPDATE SET "last" = "EventCounter"."last" RETURNING "last"::text AS "last"`,
+         ON CONFLICT ("instanceId") DO UPDATE SET "last" = "EventCounter"."last" RETURNING "last"`,
         [instanceId],
       );
       // max rather than a count: an event removed meanwhile (the instance erased) leaves no number twice.
@@ -106,7 +106,7 @@ export class EventRepository {
            WHERE e."instanceId" = $1::uuid AND e."id" = p."id" RETURNING e."seq"
          )
          UPDATE "EventCounter" SET "last" = COALESCE((SELECT max("seq") FROM "numbered"), $2::bigint)
-         WHERE "instanceId" = $1::uuid RETURNING "last"::text AS "last"`,
+         WHERE "instanceId" = $1::uuid RETURNING "last"`,
         [instanceId, counter!.last],
       );
       return Number(row!.last);

@@ -64,7 +64,8 @@ const overview = (page: string) => `WITH page AS (${page})
          coalesce(us."records", 0)::text AS "records", coalesce(us."recordBytes", 0)::text AS "recordBytes"
   FROM page p
   LEFT JOIN LATERAL (SELECT u."email" FROM "User" u WHERE u."instanceId" = p."id" AND u."kind" = 'owner' LIMIT 1) o ON true
-  LEFT JOIN "InstanceUsage" us ON us."instanceId" = p."id"
+  LEFT JOIN LATERAL (SELECT sum(s."files") AS "files", sum(s."fileBytes") AS "fileBytes", sum(s."records") AS "records",
+    sum(s."recordBytes") AS "recordBytes" FROM "InstanceUsage" s WHERE s."instanceId" = p."id") us ON true
   ORDER BY p."createdAt" DESC, p."id"`;
 
 /** Never the sealed private key. */

@@ -1,8 +1,15 @@
 // What each instance holds (InstanceUsage): completed and trashed files with their bytes, data records
 // with the bytes of their JSON text. Kept exact by the statements that change what it counts, in their
-// transaction (files.ts, data.ts, data-changes.ts), so a quota is checked against it atomically: the
-// conditional UPDATE of the one usage row serialises concurrent writers of an instance. `verify`
-// recounts everything, for the operator's `usage verify`.
+// transaction (files.ts, data.ts, data-changes.ts), so a quota is checked against it atomically.
+//
+// Files are counted on the instance's share-0 row, whose lock makes concurrent completions take turns.
+// Records are written far more often, and one row would make every record write of an instance wait for
+// the commit of the one before; so they are counted on the row ("share") of the writer's connection, one
+// of SHARES, each holding an allowance: bytes its writers may add without looking further. The
+// allowances and the bytes stored never add up to more than the quota, so writers that each stay within
+// their own share's allowance cannot pass it together. A write its allowance cannot cover refills it
+// (refillRecordAllowance), one refill of an instance at a time. `verify` recounts everything, for the
+// operator's `usage verify`.
 import type { GatewayDb } from './clients';
 import { sqlOn, type Sql } from './sql';
 
@@ -55,9 +62,15 @@ const COUNTED = `SELECT i."id" AS "instanceId", i."address",
     WHERE d."instanceId" = i."id") r ON true
   WHERE ($1::uuid IS NULL OR i."id" = $1::uuid)`;
 
-const STORED = `SELECT u."instanceId", coalesce(u."files", 0)::text AS "files", coalesce(u."fileBytes", 0)::text AS "fileBytes",
-    coalesce(u."records", 0)::text AS "records", coalesce(u."recordBytes", 0)::text AS "recordBytes"
-  FROM "InstanceUsage" u WHERE ($1::uuid IS NULL OR u."instanceId" = $1::uuid)`;
+/** Rows across the instance's shares can be negative (a record deleted on another share than it was added on); their sum is not. */
+const STORED = `SELECT u."instanceId", sum(u."files")::text AS "files", sum(u."fileBytes")::text AS "fileBytes",
+    sum(u."records")::text AS "records", sum(u."recordBytes")::text AS "recordBytes"
+  FROM "InstanceUsage" u WHERE ($1::uuid IS NULL OR u."instanceId" = $1::uuid) GROUP BY u."instanceId"`;
+
+/** The instance's usage summed over its shares, to join as `u` on "instanceId" (one instance: $1). */
+export const SUMMED_USAGE = `(SELECT s."instanceId", sum(s."files") AS "files", sum(s."fileBytes") AS "fileBytes",
+    sum(s."records") AS "records", sum(s."recordBytes") AS "recordBytes"
+  FROM "InstanceUsage" s WHERE s."instanceId" = $1::uuid GROUP BY s."instanceId")`;
 
 type UsageRow = { instanceId: string; files: string; fileBytes: string; records: string; recordBytes: string };
 
@@ -68,7 +81,7 @@ function usageOf(row: UsageRow | undefined): InstanceUsage {
   return { files: Number(row.files), fileBytes: Number(row.fileBytes), records: Number(row.records), recordBytes: Number(row.recordBytes) };
 }
 
-const ENSURE_ROW = `INSERT INTO "InstanceUsage" ("instanceId") VALUES ($1::uuid) ON CONFLICT ("instanceId") DO NOTHING`;
+const ENSURE_ROW = `INSERT INTO "InstanceUsage" ("instanceId", "share") VALUES ($1::uuid, 0) ON CONFLICT ("instanceId", "share") DO NOTHING`;
 
 /**
  * $2 files, $3 bytes, $4 the cluster's quota. A change that adds bytes passes only while the total
@@ -77,7 +90,7 @@ const ENSURE_ROW = `INSERT INTO "InstanceUsage" ("instanceId") VALUES ($1::uuid)
  */
 const CHANGE_FILES = `UPDATE "InstanceUsage" u SET "files" = u."files" + $2, "fileBytes" = u."fileBytes" + $3
   FROM "Instance" i
-  WHERE u."instanceId" = $1::uuid AND i."id" = $1::uuid
+  WHERE u."instanceId" = $1::uuid AND u."share" = 0 AND i."id" = $1::uuid
     AND ($3::bigint <= 0 OR u."fileBytes" + $3::bigint <= coalesce(i."quotaBytes", $4::bigint))
   RETURNING u."fileBytes"`;
 
@@ -92,40 +105,115 @@ export async function changeFileUsage(tx: Sql, instanceId: string, change: FileU
   return rows.length > 0;
 }
 
+/** How many rows an instance's record writes are spread over. */
+const SHARES = 16;
+
+/**
+ * The share of the statement's connection. The same for every statement of a transaction, so a
+ * transaction holds at most its own share's lock (and, refilling, others it need not wait for).
+ */
+const OWN_SHARE = `(pg_backend_pid() % ${SHARES})::int2`;
+
+/** The instance's records quota: its own, else the cluster's (`quota`, a bound parameter). */
+const recordsQuota = (quota: string) =>
+  `coalesce((SELECT i."quotaRecordsBytes" FROM "Instance" i WHERE i."id" = $1::uuid), ${quota}::bigint)`;
+
 /**
  * The CTE `usage` adding records to the instance's usage inside a statement that writes them ($1 is
  * the instance): `records` and `bytes` are SQL over the statement's other CTEs, `quota` the bound
- * parameter of the cluster's quota. No row when the bytes would pass the quota, so the write that
- * depends on it does nothing. ON CONFLICT … WHERE judges the newest row under its lock, so concurrent
- * writes cannot both pass a quota only one fits.
+ * parameter of the cluster's quota. Bytes come out of the share's allowance, granted under the quota in
+ * force; no row when the allowance does not cover them (or the share has no row yet), so the write that
+ * depends on it does nothing: the caller refills and tries again. A change that frees bytes passes on
+ * an existing row, and adds them to the allowance. The share's row stays locked until commit, as the one
+ * row did; only writers of the same share wait.
  */
 export const addRecordUsage = (records: string, bytes: string, quota: string) => `usage AS (
-    INSERT INTO "InstanceUsage" AS u ("instanceId", "records", "recordBytes")
-    SELECT $1::uuid, n, b FROM (SELECT ${records} AS n, ${bytes} AS b) c
-    WHERE c.b <= 0 OR c.b <= coalesce((SELECT i."quotaRecordsBytes" FROM "Instance" i WHERE i."id" = $1::uuid), ${quota}::bigint)
-    ON CONFLICT ("instanceId") DO UPDATE SET "records" = u."records" + EXCLUDED."records", "recordBytes" = u."recordBytes" + EXCLUDED."recordBytes"
-    WHERE EXCLUDED."recordBytes" <= 0
-      OR u."recordBytes" + EXCLUDED."recordBytes" <= coalesce((SELECT i."quotaRecordsBytes" FROM "Instance" i WHERE i."id" = $1::uuid), ${quota}::bigint)
+    UPDATE "InstanceUsage" u SET "records" = u."records" + c.n, "recordBytes" = u."recordBytes" + c.b,
+      "recordAllowance" = u."recordAllowance" - c.b
+    FROM (SELECT ${records} AS n, ${bytes} AS b) c
+    WHERE u."instanceId" = $1::uuid AND u."share" = ${OWN_SHARE}
+      AND (c.b <= 0 OR (u."recordAllowance" >= c.b AND u."allowanceQuota" = ${recordsQuota(quota)}))
     RETURNING u."instanceId"
   )`;
 
 /** The CTE `usage` taking records away (a delete: never refused); `records` and `bytes` as in addRecordUsage. */
 export const removeRecordUsage = (records: string, bytes: string) => `usage AS (
-    UPDATE "InstanceUsage" u SET "records" = u."records" - c.n, "recordBytes" = u."recordBytes" - c.b
-    FROM (SELECT ${records} AS n, ${bytes} AS b) c
-    WHERE u."instanceId" = $1::uuid
+    INSERT INTO "InstanceUsage" AS u ("instanceId", "share", "records", "recordBytes", "recordAllowance")
+    SELECT $1::uuid, ${OWN_SHARE}, -c.n, -c.b, c.b FROM (SELECT ${records} AS n, ${bytes} AS b) c
+    ON CONFLICT ("instanceId", "share") DO UPDATE SET "records" = u."records" + EXCLUDED."records",
+      "recordBytes" = u."recordBytes" + EXCLUDED."recordBytes", "recordAllowance" = u."recordAllowance" + EXCLUDED."recordAllowance"
     RETURNING u."instanceId"
   )`;
 
-/** $1 instance: its usage counted from its rows (the rule COUNTED states), replacing the kept one. */
-const RECOUNT = `INSERT INTO "InstanceUsage" ("instanceId", "files", "fileBytes", "records", "recordBytes")
-  SELECT $1::uuid, f."files", f."fileBytes", r."records", r."recordBytes"
+/** Locks a share's row ($2; made if missing): the writer's own, or -1, the instance's refill lock. */
+const LOCK_SHARE = (share: string) => `INSERT INTO "InstanceUsage" AS u ("instanceId", "share") VALUES ($1::uuid, ${share})
+  ON CONFLICT ("instanceId", "share") DO UPDATE SET "share" = u."share" RETURNING u."share"`;
+const LOCK_OWN_SHARE = LOCK_SHARE(OWN_SHARE);
+const LOCK_REFILLS = LOCK_SHARE('-1::int2');
+
+/**
+ * $2 the bytes needed, $3 the cluster's quota. Counts what is left of the quota beside the bytes stored
+ * and the other shares' allowances, and grants the writer's share the bytes needed and a sixteenth of
+ * what is left beyond them (later writes then need no refill). When that is less than needed, it first
+ * takes back the allowances of the other shares no writer holds now (SKIP LOCKED: it never waits; a
+ * row locked so returns its newest values, so what a writer used since the snapshot is not given twice). No
+ * row when even then less is left than needed; a change that frees bytes needs nothing, and always
+ * gets its row.
+ */
+const GRANT = `WITH "quota" AS (SELECT ${recordsQuota('$3')} AS "bytes"),
+  "shares" AS (SELECT s."share", s."recordBytes", s."recordAllowance" FROM "InstanceUsage" s WHERE s."instanceId" = $1::uuid),
+  "unclaimed" AS (
+    SELECT (SELECT q."bytes" FROM "quota" q) - sum(s."recordBytes")
+      - sum(CASE WHEN s."share" = ${OWN_SHARE} THEN 0 ELSE s."recordAllowance" END) AS "bytes"
+    FROM "shares" s
+  ),
+  "claimed" AS (
+    SELECT s."share", s."recordAllowance" FROM "InstanceUsage" s
+    WHERE s."instanceId" = $1::uuid AND (SELECT c."bytes" FROM "unclaimed" c) < $2::bigint
+      AND s."share" >= 0 AND s."share" <> ${OWN_SHARE} AND s."recordAllowance" <> 0
+    FOR UPDATE SKIP LOCKED
+  ),
+  "idle" AS (
+    UPDATE "InstanceUsage" u SET "recordAllowance" = 0 FROM "claimed" c
+    WHERE u."instanceId" = $1::uuid AND u."share" = c."share"
+    RETURNING u."share"
+  ),
+  "left" AS (
+    SELECT c."bytes" + coalesce((SELECT sum(d."recordAllowance") FROM "claimed" d), 0) AS "bytes" FROM "unclaimed" c
+  )
+  UPDATE "InstanceUsage" u SET "recordAllowance" = greatest(0, least(l."bytes", $2::bigint + (l."bytes" - $2::bigint) / 16)),
+    "allowanceQuota" = (SELECT q."bytes" FROM "quota" q)
+  FROM "left" l
+  WHERE u."instanceId" = $1::uuid AND u."share" = ${OWN_SHARE} AND ($2::bigint <= 0 OR l."bytes" >= $2::bigint)
+  RETURNING u."share"`;
+
+/**
+ * Grants the writer's share enough allowance for `need` more record bytes, in the writer's transaction
+ * (whose next statement then writes them); false when the quota leaves less than that. Its own share is
+ * locked first, then the instance's refill lock: refills take turns, and each reads (a new snapshot)
+ * what the one before granted. A transaction waits only for its own share and for the refill lock,
+ * neither while holding another share, so writers and refills cannot deadlock.
+ */
+export async function refillRecordAllowance(tx: Sql, instanceId: string, need: number, defaultQuota: number): Promise<boolean> {
+  await tx.prepared(LOCK_OWN_SHARE, [instanceId]);
+  await tx.prepared(LOCK_REFILLS, [instanceId]);
+  return (await tx.prepared(GRANT, [instanceId, need, defaultQuota])).length > 0;
+}
+
+/**
+ * $1 instance: its usage counted from its rows (the rule COUNTED states), replacing the kept one on
+ * share 0; the other shares are emptied by RECOUNT_OTHERS, and every allowance is taken back.
+ */
+const RECOUNT = `INSERT INTO "InstanceUsage" ("instanceId", "share", "files", "fileBytes", "records", "recordBytes", "recordAllowance")
+  SELECT $1::uuid, 0, f."files", f."fileBytes", r."records", r."recordBytes", 0
   FROM (SELECT count(*) AS "files", coalesce(sum(coalesce(f."size", 0)), 0) AS "fileBytes" FROM "File" f
     WHERE f."instanceId" = $1::uuid AND (f."status" = 'Completed' OR f."trashedAt" IS NOT NULL)) f,
   (SELECT count(*) AS "records", coalesce(sum(octet_length(d."data"::text)), 0) AS "recordBytes" FROM "DataRecord" d
     WHERE d."instanceId" = $1::uuid) r
-  ON CONFLICT ("instanceId") DO UPDATE SET "files" = EXCLUDED."files", "fileBytes" = EXCLUDED."fileBytes",
-    "records" = EXCLUDED."records", "recordBytes" = EXCLUDED."recordBytes"`;
+  ON CONFLICT ("instanceId", "share") DO UPDATE SET "files" = EXCLUDED."files", "fileBytes" = EXCLUDED."fileBytes",
+    "records" = EXCLUDED."records", "recordBytes" = EXCLUDED."recordBytes", "recordAllowance" = 0`;
+const RECOUNT_OTHERS = `UPDATE "InstanceUsage" SET "files" = 0, "fileBytes" = 0, "records" = 0, "recordBytes" = 0, "recordAllowance" = 0
+  WHERE "instanceId" = $1::uuid AND "share" <> 0`;
 
 /**
  * Sets the instance's usage from a count of its rows, in the caller's transaction: for writes that
@@ -133,6 +221,7 @@ const RECOUNT = `INSERT INTO "InstanceUsage" ("instanceId", "files", "fileBytes"
  */
 export async function recountUsage(tx: Sql, instanceId: string): Promise<void> {
   await tx.count(RECOUNT, [instanceId]);
+  await tx.count(RECOUNT_OTHERS, [instanceId]);
 }
 
 /** What GET /system/status shows of an instance: its usage and quotas, last activity and owner's e-mail. */
@@ -149,7 +238,7 @@ const STATUS = `SELECT i."quotaBytes"::text AS "quotaBytes", i."quotaRecordsByte
     (SELECT o."email" FROM "User" o WHERE o."instanceId" = i."id" AND o."kind" = 'owner' LIMIT 1) AS "ownerEmail",
     coalesce(u."files", 0)::text AS "files", coalesce(u."fileBytes", 0)::text AS "fileBytes",
     coalesce(u."records", 0)::text AS "records", coalesce(u."recordBytes", 0)::text AS "recordBytes"
-  FROM "Instance" i LEFT JOIN "InstanceUsage" u ON u."instanceId" = i."id"
+  FROM "Instance" i LEFT JOIN ${SUMMED_USAGE} u ON u."instanceId" = i."id"
   WHERE i."id" = $1::uuid`;
 
 /** The usage of instances as the statements keep it, and its recount. */
