@@ -127,6 +127,7 @@ describe('retention', () => {
         object: { fileId: 'old' },
         address: null,
         at: old,
+        times: 1,
       },
       {
         instanceId: instance.id,
@@ -136,6 +137,7 @@ describe('retention', () => {
         object: { fileId: 'new' },
         address: null,
         at: new Date(),
+        times: 1,
       },
     ]);
     const [first] = await eventsOf(bob.address);

@@ -201,6 +201,7 @@ describe('the activity log', () => {
       actor: { kind: 'application', id: app.userId },
       object: { debitKey: 'app-reader' },
       address: expect.any(String),
+      times: 1,
       time: expect.any(String),
     });
     const changes = log.body.filter((e: { kind: string }) => e.kind === 'change').map((e: { type: string }) => e.type);
@@ -214,6 +215,24 @@ describe('the activity log', () => {
     ]);
     const time = Date.parse(byCarol.body[0].time);
     expect(Math.abs(time - Date.now())).toBeLessThan(10_000);
+  });
+
+  it('counts identical reads within a second in one entry: times, and the records read added up', async () => {
+    const app = await installApp(gw, dex, alice, appRecord('counter', { dataRead: ['notes/items'] }));
+    await as(alice)
+      .post('/api/v2.6/data/notes/items')
+      .send([{ n: 1 }, { n: 2 }])
+      .expect(201);
+    for (let i = 0; i < 3; i++) await as(app).get('/api/v2.6/data/notes/items?take=2').expect(200);
+    await until(() => false, 1500).catch(() => undefined);
+    const log = await as(alice).get(`/api/v2.6/activity?actor=${app.userId}&type=records.read`).expect(200);
+    // Three reads noted within a few milliseconds: one entry, or two when a write of the log fell between.
+    expect(log.body.length).toBeGreaterThanOrEqual(1);
+    expect(log.body.length).toBeLessThanOrEqual(2);
+    const sum = (of: (e: { times: number; object: { count: number } }) => number) => log.body.reduce((n: number, e: never) => n + of(e), 0);
+    expect(sum((e) => e.times)).toBe(3);
+    expect(sum((e) => e.object.count)).toBe(6);
+    expect(log.body[0].object).toEqual({ namespace: 'notes', endpoint: 'items', count: expect.any(Number) });
   });
 
   it('keeps failed log-ins, and is the owner’s alone', async () => {

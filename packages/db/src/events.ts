@@ -23,6 +23,8 @@ export interface ReadEntry {
   object: Record<string, unknown>;
   address: string | null;
   at: Date;
+  /** How many identical reads this entry stands for (1 for a change). */
+  times: number;
 }
 
 export interface ActivityEntry extends Omit<ReadEntry, 'instanceId'> {
@@ -122,8 +124,9 @@ export class EventRepository {
   async addReads(entries: ReadEntry[]): Promise<void> {
     if (entries.length === 0) return;
     await this.sql.prepared(
-      `INSERT INTO "ReadActivity" ("instanceId", "type", "actorKind", "actorId", "object", "address", "at")
-       SELECT (r->>'instanceId')::uuid, r->>'type', r->>'actorKind', (r->>'actorId')::uuid, r->'object', r->>'address', (r->>'at')::timestamptz
+      `INSERT INTO "ReadActivity" ("instanceId", "type", "actorKind", "actorId", "object", "address", "at", "times")
+       SELECT (r->>'instanceId')::uuid, r->>'type', r->>'actorKind', (r->>'actorId')::uuid, r->'object', r->>'address', (r->>'at')::timestamptz,
+         (r->>'times')::int
        FROM jsonb_array_elements($1::jsonb) AS t(r)`,
       [JSON.stringify(entries)],
     );
@@ -137,9 +140,9 @@ export class EventRepository {
       AND ($4::uuid IS NULL OR "actorId" = $4::uuid)
       AND ($5::text IS NULL OR "type" = $5 OR (right($5, 1) = '.' AND starts_with("type", $5)))`;
     return sqlOn(await this.reads.pool(instanceId)).prepared<ActivityEntry>(
-      `(SELECT 'change' AS "kind", "type", "actorKind", "actorId", "object", "address", "at" FROM "Event" WHERE ${filter} ORDER BY "at" DESC LIMIT $6)
+      `(SELECT 'change' AS "kind", "type", "actorKind", "actorId", "object", "address", "at", 1 AS "times" FROM "Event" WHERE ${filter} ORDER BY "at" DESC LIMIT $6)
        UNION ALL
-       (SELECT 'read' AS "kind", "type", "actorKind", "actorId", "object", "address", "at" FROM "ReadActivity" WHERE ${filter} ORDER BY "at" DESC LIMIT $6)
+       (SELECT 'read' AS "kind", "type", "actorKind", "actorId", "object", "address", "at", "times" FROM "ReadActivity" WHERE ${filter} ORDER BY "at" DESC LIMIT $6)
        ORDER BY "at" DESC LIMIT $6`,
       values,
     );

@@ -122,6 +122,7 @@ export interface ActivityExportRow {
   object: Record<string, unknown>;
   address: string | null;
   at: Date;
+  times: number;
 }
 
 export type JobOutcome = { status: 'ready' | 'done' | 'failed'; at: Date; expiresAt?: Date; result?: unknown } & Partial<JobProgress>;
@@ -367,7 +368,7 @@ export class PortabilityRepository {
   async activityPage(instanceId: string, kind: 'change' | 'read', after: string, limit: number): Promise<ActivityExportRow[]> {
     const table = kind === 'change' ? '"Event"' : '"ReadActivity"';
     return (await this.exported(instanceId)).prepared<ActivityExportRow>(
-      `SELECT "id"::text AS "key", "type", "actorKind", "actorId", "object", "address", "at"
+      `SELECT "id"::text AS "key", "type", "actorKind", "actorId", "object", "address", "at", ${kind === 'change' ? '1' : '"times"'} AS "times"
       FROM ${table} WHERE "instanceId" = $1::uuid AND "id" > $2::bigint ORDER BY "id" LIMIT $3`,
       [instanceId, after, limit],
     );

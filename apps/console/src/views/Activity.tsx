@@ -10,6 +10,8 @@ export interface ActivityEntry {
   actor: { kind: string; id: string | null };
   object: Record<string, unknown>;
   address: string | null;
+  /** Identical reads within a second are one entry that counts them. */
+  times: number;
   time: string;
 }
 
@@ -28,8 +30,13 @@ const KINDS: [string, string][] = [
   ['user.', 'Account changes'],
 ];
 
-/** "read 120 records of fitness/steps", "deleted file notes.txt": what one entry says happened. */
+/** "read 120 records of fitness/steps", "read the content of x.jpg 3 times": what one entry says happened. */
 export function describe(entry: ActivityEntry): string {
+  const said = what(entry);
+  return entry.times > 1 && entry.type !== 'records.read' ? `${said} ${entry.times} times` : said;
+}
+
+function what(entry: ActivityEntry): string {
   const o = entry.object;
   const table = `${String(o.namespace)}/${String(o.endpoint)}`;
   switch (entry.type) {

@@ -32,6 +32,7 @@ function shown(entry: ActivityEntry) {
     actor: { kind: entry.actorKind, id: entry.actorId },
     object: entry.object,
     address: entry.address,
+    times: entry.times,
     time: new Date(entry.at).toISOString(),
   };
 }

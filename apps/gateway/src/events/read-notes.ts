@@ -13,9 +13,9 @@ export const recordsRead: Note = ({ params, caller }, reply) => {
   if (!served(reply) || !caller || isOwner(caller)) return undefined;
   const count = Array.isArray(reply?.json) ? reply.json.length : 1;
   const object = params.recordId
-    ? { recordId: String(params.recordId), count }
-    : { namespace: String(params.namespace), endpoint: String(params.endpoint), count };
-  return { type: 'records.read', object };
+    ? { recordId: String(params.recordId) }
+    : { namespace: String(params.namespace), endpoint: String(params.endpoint) };
+  return { type: 'records.read', object, count };
 };
 
 export const fileContentRead: Note = ({ params }, reply) =>

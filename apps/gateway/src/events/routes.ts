@@ -31,7 +31,8 @@ const activityEntry = z.object({
   actor: z.object({ kind: z.string(), id: z.uuid().nullable() }),
   object: z.record(z.string(), z.unknown()),
   address: z.string().nullable().describe('The client address of the request'),
-  time: z.iso.datetime(),
+  times: z.number().int().min(1).describe('How many identical reads within a second this entry stands for (1 for a change)'),
+  time: z.iso.datetime().describe('When it happened (the first of the reads)'),
 });
 
 export function viewerOf(caller: Caller): Viewer {

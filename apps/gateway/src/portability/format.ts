@@ -168,6 +168,7 @@ export const activitySchema = z.strictObject({
   object: z.record(z.string(), z.unknown()).describe('What was changed or read: { fileId }, { namespace, endpoint, recordId } …'),
   address: z.string().optional().describe('The client address of the request'),
   time: date,
+  times: count.min(1).optional().describe('How many identical reads within a second the entry stands for (1 when absent)'),
 });
 
 export const entrySchema = z.strictObject({

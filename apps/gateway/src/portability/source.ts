@@ -146,6 +146,7 @@ export async function instanceSource(
             object: entry.object,
             address: given(entry.address),
             time: iso(entry.at),
+            times: entry.times,
           };
         }
         if (page.length < PAGE) break;
