@@ -43,7 +43,14 @@ export class ReadLog {
     const who = read.actor ?? actor;
     const address = actor.address ?? null;
     const key = `${instanceId}\n${read.type}\n${who.kind}\n${who.id ?? ''}\n${address ?? ''}\n${JSON.stringify(read.object)}`;
-    const entry: ReadEntry = {
+    // The same read again within the interval (the common case under load) allocates nothing.
+    const same = this.waiting.get(key);
+    if (same) return merge(same, 1, read.count);
+    if (this.waiting.size >= this.options.max) {
+      this.dropped += 1;
+      return;
+    }
+    this.waiting.set(key, {
       instanceId,
       type: read.type,
       actorKind: who.kind,
@@ -52,24 +59,7 @@ export class ReadLog {
       address,
       at: new Date(),
       times: 1,
-    };
-    this.add(key, entry);
-  }
-
-  /** Adds an entry to the one waiting under its key, or waits it alone while there is room. */
-  private add(key: string, entry: ReadEntry): void {
-    const same = this.waiting.get(key);
-    if (same) {
-      same.times += entry.times;
-      if (entry.at < same.at) same.at = entry.at;
-      if (typeof same.object.count === 'number') same.object.count += entry.object.count as number;
-      return;
-    }
-    if (this.waiting.size >= this.options.max) {
-      this.dropped += 1;
-      return;
-    }
-    this.waiting.set(key, entry);
+    });
   }
 
   /** Writes what is waiting; one write at a time, entries noted meanwhile wait for the next. */
@@ -86,7 +76,13 @@ export class ReadLog {
         await this.events.addReads([...batch.values()]);
       } catch (error) {
         // Kept for the next interval while there is room: a short outage loses nothing.
-        for (const [key, entry] of batch) this.add(key, entry);
+        for (const [key, entry] of batch) {
+          const same = this.waiting.get(key);
+          if (same) {
+            merge(same, entry.times, entry.object.count as number | undefined);
+            if (entry.at < same.at) same.at = entry.at;
+          } else if (this.waiting.size < this.options.max) this.waiting.set(key, entry);
+        }
         this.logger.warn({ err: error, waiting: this.waiting.size }, 'activity log: writing reads failed; retried next interval');
       }
     });
@@ -98,4 +94,10 @@ export class ReadLog {
     clearInterval(this.timer);
     await this.flush();
   }
+}
+
+/** Counts `times` more reads into an entry, and the records they read into its `count`. */
+function merge(entry: ReadEntry, times: number, count: number | undefined): void {
+  entry.times += times;
+  if (count !== undefined) entry.object.count = (entry.object.count as number) + count;
 }
