@@ -27,6 +27,7 @@ import {
   reconcileEvery,
   runQueue,
   scheduleInstancePurge,
+  scheduleActivitySweep,
   scheduleExportSweep,
   scheduleUploadSweep,
   startJobProcess,
@@ -43,7 +44,7 @@ import { mailProcessor } from './jobs/mail';
 import { requeuePendingRegistrations } from './jobs/reconcile';
 import { thumbnailProcessor } from './jobs/thumbnail';
 import { trashPurgeProcessor } from './jobs/trash-purge';
-import { sweepActivityEvery } from './jobs/activity-sweep';
+import { ACTIVITY_SWEEP_EVERY_MS, activitySweepProcessor } from './jobs/activity-sweep';
 import { uploadSweepProcessor } from './jobs/upload-sweep';
 import { webhookDelivery } from './jobs/webhook-delivery';
 import { mailFrom, smtpSender } from './mail/smtp';
@@ -152,6 +153,13 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
       1,
     ),
     runQueue(QUEUE_NAMES.exportSweep, exportSweepProcessor({ repository: portability, store, clock, ttlHours }), queue, logger, 1),
+    runQueue(
+      QUEUE_NAMES.activitySweep,
+      activitySweepProcessor(new EventRepository(db), config.ACTIVITY_RETENTION_DAYS, clock),
+      queue,
+      logger,
+      1,
+    ),
   ];
   const registration = dexRegistrationProducer(queue);
   // Producers of the queues: the registration requeue, restored images' thumbnails, and the depth metrics.
@@ -174,17 +182,16 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
       // A purge killed mid-way (or due while no worker ran) resumes now, not at the next tick.
       await purge.enqueue({}, `${jobIds.instancePurge}-start`);
       await scheduleExportSweep(queue, UPLOAD_SWEEP_EVERY_MS);
+      await scheduleActivitySweep(queue, ACTIVITY_SWEEP_EVERY_MS);
       await requeuePendingRegistrations(states, registration, logger);
       const metrics = await startMetrics('gateway-worker', config);
       metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue, mail.queue, purge.queue]);
       metrics?.metrics.pool(() => poolUse(db));
       const stopReconciling = reconcileEvery(() => requeuePendingRegistrations(states, registration, logger), logger);
       const stopScanning = webhooks.scan();
-      const stopSweeping = sweepActivityEvery(new EventRepository(db), config.ACTIVITY_RETENTION_DAYS, logger);
       return async () => {
         stopReconciling();
         stopScanning();
-        stopSweeping();
         await metrics?.close();
       };
     },

@@ -15,6 +15,7 @@ export const QUEUE_NAMES = {
   exportArchive: 'export-archive',
   importArchive: 'import-archive',
   exportSweep: 'export-sweep',
+  activitySweep: 'activity-sweep',
 } as const;
 
 /** A message the gateway worker sends as it is (to, subject, text and HTML bodies from a template). */
@@ -55,6 +56,8 @@ export interface JobPayloads {
   [QUEUE_NAMES.importArchive]: { instanceId: string; address: string; id: string };
   /** Gateway worker: remove expired export archives and old import uploads. */
   [QUEUE_NAMES.exportSweep]: Record<string, never>;
+  /** Gateway worker: remove activity log entries and outbox events past ACTIVITY_RETENTION_DAYS. */
+  [QUEUE_NAMES.activitySweep]: Record<string, never>;
 }
 
 export type QueueName = keyof JobPayloads;
@@ -219,20 +222,22 @@ export function scheduleInstancePurge(options: QueueOptions, everyMs: number): P
   return scheduleSweep(QUEUE_NAMES.instancePurge, jobIds.instancePurge, options, everyMs);
 }
 
-async function scheduleSweep(name: 'upload-sweep' | 'instance-purge', schedulerId: string, options: QueueOptions, everyMs: number) {
+/** Registers the repeatable sweep of expired exports and stale imports (one schedule, as the upload sweep). */
+export function scheduleExportSweep(options: QueueOptions, everyMs: number): Promise<void> {
+  return scheduleSweep(QUEUE_NAMES.exportSweep, jobIds.exportSweep, options, everyMs);
+}
+
+/** Registers the repeatable retention sweep of the activity log (one schedule, as the upload sweep). */
+export function scheduleActivitySweep(options: QueueOptions, everyMs: number): Promise<void> {
+  return scheduleSweep(QUEUE_NAMES.activitySweep, jobIds.activitySweep, options, everyMs);
+}
+
+type SweepName = 'upload-sweep' | 'instance-purge' | 'export-sweep' | 'activity-sweep';
+
+async function scheduleSweep(name: SweepName, schedulerId: string, options: QueueOptions, everyMs: number) {
   const producer = new Producer(name, options);
   try {
     await producer.queue.upsertJobScheduler(schedulerId, { every: everyMs }, { name, data: {} });
-  } finally {
-    await producer.close();
-  }
-}
-
-/** Registers the repeatable sweep of expired exports and stale imports (one schedule, as the upload sweep). */
-export async function scheduleExportSweep(options: QueueOptions, everyMs: number): Promise<void> {
-  const producer = new Producer(QUEUE_NAMES.exportSweep, options);
-  try {
-    await producer.queue.upsertJobScheduler(jobIds.exportSweep, { every: everyMs }, { name: QUEUE_NAMES.exportSweep, data: {} });
   } finally {
     await producer.close();
   }
@@ -251,6 +256,7 @@ export const jobIds = {
   exportArchive: (id: string) => `export-${id}`,
   importArchive: (id: string) => `import-${id}`,
   exportSweep: 'export-sweep',
+  activitySweep: 'activity-sweep',
 };
 export { errorMessage, isLastAttempt } from './retry';
 export { closeWorkers, reconcileEvery, RECONCILE_EVERY_MS, runQueue, startJobProcess, type JobLogger, type JobProcess } from './worker';

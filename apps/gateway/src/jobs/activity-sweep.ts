@@ -1,9 +1,11 @@
-// Retention of the owner's activity log and the outbox: entries older than ACTIVITY_RETENTION_DAYS are
-// removed hourly, in batches, so one sweep never holds a long transaction.
+// activity-sweep: retention of the owner's activity log and the outbox. Entries older than
+// ACTIVITY_RETENTION_DAYS are removed hourly (one repeatable job for the cluster, whichever worker takes
+// it), in batches, so one sweep never holds a long transaction. Idempotent: a run cut short is finished
+// by the next.
 import type { EventRepository } from '@pds/db';
-import type { Logger } from '@pds/runtime';
 
-const EVERY_MS = 3600 * 1000;
+/** How often the sweep runs. */
+export const ACTIVITY_SWEEP_EVERY_MS = 3600 * 1000;
 const BATCH = 5000;
 
 /** Removes what is older than the retention, instance by instance, batch after batch; the number removed (at least). */
@@ -20,13 +22,6 @@ export async function sweepActivity(events: EventRepository, retentionDays: numb
   return total;
 }
 
-/** Sweeps at start and hourly after; returns what stops it. */
-export function sweepActivityEvery(events: EventRepository, retentionDays: number, logger: Logger): () => void {
-  const run = () =>
-    sweepActivity(events, retentionDays, new Date())
-      .then((removed) => removed > 0 && logger.info({ removed }, 'activity sweep'))
-      .catch((error: unknown) => logger.warn({ err: error }, 'activity sweep failed; the next hour tries again'));
-  void run();
-  const timer = setInterval(() => void run(), EVERY_MS);
-  return () => clearInterval(timer);
+export function activitySweepProcessor(events: EventRepository, retentionDays: number, clock: () => Date) {
+  return async (): Promise<{ removed: number }> => ({ removed: await sweepActivity(events, retentionDays, clock()) });
 }
