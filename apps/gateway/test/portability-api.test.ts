@@ -36,6 +36,7 @@ interface ActivityShown {
   object: Record<string, unknown>;
   address: string | null;
   time: string;
+  times: number;
 }
 
 /** The lines of the archive's activity section. */
@@ -263,6 +264,7 @@ describe.each(STORES)('export and import on the %s store', (store) => {
         object: entry.object,
         ...(entry.address === null ? {} : { address: entry.address }),
         time: entry.time,
+        times: entry.times,
       });
     }
     expect(exported.some((entry) => entry.kind === 'change' && entry.type === 'record.created')).toBe(true);
