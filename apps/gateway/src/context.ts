@@ -1,6 +1,6 @@
 // Who calls: the account behind a request's token, as the pipeline (pipeline.ts) found it.
 import { ApiError } from '@pds/http';
-import type { Account } from '@pds/db';
+import type { Account, Actor } from '@pds/db';
 import type { TokenClaims } from '@pds/tokens';
 
 export interface Caller {
@@ -8,6 +8,8 @@ export interface Caller {
   user: Account;
   claims: TokenClaims;
   token: string;
+  /** Who the request's changes are made by, and from where: what the outbox records of them. */
+  actor: Actor;
 }
 
 /** The caller when it is the instance owner; 403 otherwise (services check this themselves). */

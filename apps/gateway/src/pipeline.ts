@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
 import { ApiError, clientOf, PASS, pathsOf, type AnyRoute, type Reply, type Pipeline, type TrustProxy } from '@pds/http';
-import { actingAs, type Actor } from '@pds/db';
+import type { Actor } from '@pds/db';
 import { TokenRefused } from '@pds/tokens';
 import type { AuthService } from './auth/service';
 import { wantsPage } from './console';
@@ -71,32 +71,29 @@ export class GatewayPipeline implements Pipeline<Context<Access>> {
       if (access === 'anyone') return { client, tenant };
       throw ApiError.notAuthenticated();
     }
-    const caller = await this.caller(tenant, token, res);
+    const caller = await this.caller(tenant, token, client.ip, res);
     requireOpenTo(tenant, caller.user);
     if (access === 'owner' && !isOwner(caller)) throw ApiError.forbidden('Only the owner of this instance may do this');
     if (access === 'app' && caller.claims.accessScope !== 'application') throw ApiError.forbidden('Only an application may do this');
     return { client, tenant, caller };
   }
 
-  /**
-   * Runs the handler with its changes attributed to the caller, from the client's address (the outbox,
-   * packages/db/src/outbox.ts), and notes the read a route declares (`read`), answered or refused.
-   */
+  /** Notes the read a route declares (`read`) for the owner's activity log, answered or refused. */
   async around(
     context: Context<Access>,
     route: AnyRoute,
     input: unknown,
     handle: () => Promise<Reply | undefined>,
   ): Promise<Reply | undefined> {
-    const actor = actorOf(context);
     const read = (route as GatewayRoute).read;
-    if (!read || !('tenant' in context)) return actingAs(actor, handle);
+    if (!read || !('tenant' in context)) return handle();
+    const actor = actorOf(context);
     const note = (reply: Reply | undefined) => {
       const noted = read(input as ReadInput, reply);
       if (noted) this.deps.reads.note(context.tenant.instance.id, actor, noted);
     };
     try {
-      const reply = await actingAs(actor, handle);
+      const reply = await handle();
       note(reply);
       return reply;
     } catch (error) {
@@ -113,10 +110,10 @@ export class GatewayPipeline implements Pipeline<Context<Access>> {
   }
 
   /** The token's caller (a refused token is a 401, never anonymous), and its refreshed token in X-Auth-Token. */
-  private async caller(tenant: ResolvedInstance, token: string, res: ServerResponse): Promise<Caller> {
+  private async caller(tenant: ResolvedInstance, token: string, address: string, res: ServerResponse): Promise<Caller> {
     let caller: Caller;
     try {
-      caller = await this.deps.auth.authenticate(tenant, token);
+      caller = await this.deps.auth.authenticate(tenant, token, address);
     } catch (error) {
       if (error instanceof TokenRefused) throw ApiError.notAuthenticated();
       throw error;

@@ -78,6 +78,7 @@ describe('viewerOf: who calls', () => {
     user: { id: ACCOUNT_ID, kind, disabled: false, tokensValidAfter: null },
     claims: { iss: 'alice.pds.test', sub: ACCOUNT_ID, iat: 0, exp: 0, jti: 'j', accessScope, auth_time: 0 },
     token: 'token',
+    actor: { kind, id: ACCOUNT_ID },
   });
 
   it.each`

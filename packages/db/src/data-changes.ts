@@ -2,7 +2,7 @@
 // asked about the tables as a whole (their names, an app's newest record).
 import type { GatewayDb } from './clients';
 import { insertRows, RECORD_OBJECT, recordBytes, withoutRecords, type LocatedRecord, type TableRow } from './data';
-import { eventCte, eventValues } from './outbox';
+import { eventCte, eventValues, type Actor } from './outbox';
 import { ReadRouting } from './replica';
 import { sqlOn, type Sql } from './sql';
 import { addRecordUsage, QuotaExceeded, refillRecordAllowance, UNLIMITED, type QuotaDefaults } from './usage';
@@ -76,7 +76,7 @@ export class DataChangeRepository {
    * Replaces the data of the records, all or none: they are locked, `check` judges them, then one
    * statement updates them all. Returned in the order given.
    */
-  update(instanceId: string, changes: { recordId: string; data: unknown }[], check: ChangeCheck): Promise<OwnedRecord[]> {
+  update(instanceId: string, changes: { recordId: string; data: unknown }[], check: ChangeCheck, actor: Actor): Promise<OwnedRecord[]> {
     return this.reads.transaction(instanceId, async (tx) => {
       await check(
         await selectOwned(
@@ -93,27 +93,27 @@ export class DataChangeRepository {
         const refilled = await refillRecordAllowance(tx, instanceId, Number(growth!.bytes), this.quotas.recordsBytes);
         if (!refilled || (await tx.prepared(UPDATE_USAGE, usage)).length === 0) throw new QuotaExceeded('records');
       }
-      return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, json, ...eventValues()]);
+      return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, json, ...eventValues(actor)]);
     });
   }
 
   /** Removes the records, all or none, once `check` has judged them locked; the number removed. */
-  remove(instanceId: string, recordIds: string[], check: ChangeCheck): Promise<number> {
+  remove(instanceId: string, recordIds: string[], check: ChangeCheck, actor: Actor): Promise<number> {
     return this.reads.transaction(instanceId, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
-      const [row] = await tx.prepared<{ removed: number }>(DELETE_RECORDS, [instanceId, recordIds, ...eventValues()]);
+      const [row] = await tx.prepared<{ removed: number }>(DELETE_RECORDS, [instanceId, recordIds, ...eventValues(actor)]);
       return row?.removed ?? 0;
     });
   }
 
   /** Stores a batch across tables in one transaction: each row, then its links, linked both ways. */
-  insertBatch(instanceId: string, userId: string, rows: BatchRow[]): Promise<LinkedRecord[]> {
+  insertBatch(instanceId: string, userId: string, rows: BatchRow[], actor: Actor): Promise<LinkedRecord[]> {
     return this.reads.transaction(instanceId, async (tx) => {
-      const saved = await insertRows(tx, instanceId, userId, rows, this.quotas);
+      const saved = await insertRows(tx, instanceId, userId, rows, this.quotas, actor);
       const result: LinkedRecord[] = [];
       for (const [i, row] of rows.entries()) {
         const record = saved[i] as LocatedRecord;
-        const links = row.links.length ? await insertRows(tx, instanceId, userId, row.links, this.quotas) : [];
+        const links = row.links.length ? await insertRows(tx, instanceId, userId, row.links, this.quotas, actor) : [];
         await linkPairs(
           tx,
           instanceId,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { DataAccess, DataGrant } from './generated/gateway/client';
-import { eventCte, eventValues } from './outbox';
+import { eventCte, eventValues, type Actor } from './outbox';
 import { ReadRouting } from './replica';
 import { isUuid, sqlOn, transaction, type Sql } from './sql';
 import { addRecordUsage, QuotaExceeded, refillRecordAllowance, removeRecordUsage, UNLIMITED, type QuotaDefaults } from './usage';
@@ -74,10 +74,11 @@ export async function insertRows(
   userId: string,
   rows: TableRow[],
   quotas: QuotaDefaults,
+  actor: Actor,
   inTransaction: InTransaction = (work) => work(sql),
 ): Promise<LocatedRecord[]> {
   const json = JSON.stringify(rows.map((row) => ({ ...row, recordId: randomUUID() })));
-  const values = [instanceId, userId, json, new Date(), quotas.recordsBytes, ...eventValues()];
+  const values = [instanceId, userId, json, new Date(), quotas.recordsBytes, ...eventValues(actor)];
   const saved = await sql.prepared<LocatedRecord>(INSERT_ROWS, values);
   if (saved.length === rows.length) return saved;
   const again = await inTransaction(async (tx) => {
@@ -116,7 +117,14 @@ export class DataRecordRepository {
    * Inserts the records in one statement, so an array is stored all or nothing, in array order.
    * `userId` is the account that writes them: by id, only it (or the owner) may change them later.
    */
-  async insert(instanceId: string, userId: string, namespace: string, endpoint: string, records: unknown[]): Promise<StoredRecord[]> {
+  async insert(
+    instanceId: string,
+    userId: string,
+    namespace: string,
+    endpoint: string,
+    records: unknown[],
+    actor: Actor,
+  ): Promise<StoredRecord[]> {
     const rows = await this.reads.written(
       instanceId,
       insertRows(
@@ -125,6 +133,7 @@ export class DataRecordRepository {
         userId,
         records.map((data) => ({ namespace, endpoint, data })),
         this.quotas,
+        actor,
         (work) => transaction(this.db.pool, work),
       ),
     );
@@ -159,14 +168,14 @@ export class DataRecordRepository {
   }
 
   /** The number of records removed. */
-  async deleteEndpoint(instanceId: string, namespace: string, endpoint: string): Promise<number> {
+  async deleteEndpoint(instanceId: string, namespace: string, endpoint: string, actor: Actor): Promise<number> {
     const remove = this.sql.prepared<{ removed: number }>(
       withoutRecords(
         `DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3
         RETURNING "recordId", "namespace", "endpoint", "data"`,
         4,
       ),
-      [instanceId, namespace, endpoint, ...eventValues()],
+      [instanceId, namespace, endpoint, ...eventValues(actor)],
     );
     const [row] = await this.reads.written(instanceId, remove);
     return row?.removed ?? 0;

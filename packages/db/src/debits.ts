@@ -1,7 +1,7 @@
 // Data debits: a bundle's records offered to one account under terms (permissions) the owner accepts.
 import type { GatewayDb } from './clients';
 import type { DataDebit, DataDebitPermission } from './generated/gateway/client';
-import { eventCte, eventValues } from './outbox';
+import { eventCte, eventValues, type Actor } from './outbox';
 import { sqlOn, transaction, type Sql } from './sql';
 
 export type DebitPermission = DataDebitPermission & { bundle: { name: string; query: unknown } };
@@ -130,7 +130,7 @@ export class DataDebitRepository {
   }
 
   /** Accepts the newest terms and ends any cancellation of them; null when the debit does not exist. */
-  async enable(instanceId: string, key: string): Promise<DebitWithPermissions | null> {
+  async enable(instanceId: string, key: string, actor: Actor): Promise<DebitWithPermissions | null> {
     const [row] = await this.sql.prepared<{ count: number }>(
       `WITH "enabled" AS (
         UPDATE "DataDebitPermission" SET "accepted" = true, "canceledAt" = NULL
@@ -140,7 +140,7 @@ export class DataDebitRepository {
       ),
       ${eventCte('"enabled"', `'debit.enabled'`, DEBIT_OBJECT, 3)}
       SELECT count(*)::int AS "count" FROM "enabled"`,
-      [instanceId, key, ...eventValues()],
+      [instanceId, key, ...eventValues(actor)],
     );
     return (row?.count ?? 0) > 0 ? this.find(instanceId, key) : null;
   }
@@ -149,7 +149,7 @@ export class DataDebitRepository {
    * Cancels every accepted, uncancelled term: at once, or (`atPeriodEnd`) at the end of the period
    * running at `at`. Null when the debit does not exist.
    */
-  async cancel(instanceId: string, key: string, at: Date, atPeriodEnd = false): Promise<DebitWithPermissions | null> {
+  async cancel(instanceId: string, key: string, at: Date, atPeriodEnd: boolean, actor: Actor): Promise<DebitWithPermissions | null> {
     // One event however many terms it cancels: the debit is what was cancelled.
     await this.sql.prepared(
       `WITH "cancelled" AS (
@@ -159,7 +159,7 @@ export class DataDebitRepository {
       ),
       ${eventCte('(SELECT DISTINCT "debitKey" FROM "cancelled") AS c', `'debit.cancelled'`, DEBIT_OBJECT, 5)}
       SELECT count(*) FROM "cancelled"`,
-      [instanceId, key, at, atPeriodEnd, ...eventValues()],
+      [instanceId, key, at, atPeriodEnd, ...eventValues(actor)],
     );
     return this.find(instanceId, key);
   }

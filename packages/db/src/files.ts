@@ -3,7 +3,7 @@
 import type { GatewayDb } from './clients';
 import { ReadRouting } from './replica';
 import type { File, FilePermission, FileStatus } from './generated/gateway/client';
-import { eventCte, eventValues, writeEvents } from './outbox';
+import { eventCte, eventValues, writeEvents, type Actor } from './outbox';
 import { isUuid, sqlOn, type Rows, type Sql } from './sql';
 import { changeFileUsage, QuotaExceeded, UNLIMITED, type QuotaDefaults } from './usage';
 
@@ -261,7 +261,7 @@ export class FileRepository {
    * Counters are never lowered, so an id is never reused (a still-valid signed address of a swept
    * upload cannot write into a newer file).
    */
-  async create(instanceId: string, stem: FileIdStem, file: NewFile): Promise<FileRecord> {
+  async create(instanceId: string, stem: FileIdStem, file: NewFile, actor: Actor): Promise<FileRecord> {
     const create = this.sql.prepared<FileRow>(CREATE_FILE, [
       instanceId,
       stem.base,
@@ -274,7 +274,7 @@ export class FileRepository {
       file.uploaderId,
       file.dateCreated,
       file.now,
-      ...eventValues(),
+      ...eventValues(actor),
     ]);
     const [row] = await this.reads.written(instanceId, create);
     if (!row) throw new Error('file insert returned no row');
@@ -298,34 +298,34 @@ export class FileRepository {
    * then the usage row is changed only while within the quota. Null when the file is missing or
    * Deleted; throws QuotaExceeded (nothing changed) when its bytes would pass the quota.
    */
-  complete(instanceId: string, fileId: string, size: number, now: Date): Promise<FileRecord | null> {
+  complete(instanceId: string, fileId: string, size: number, now: Date, actor: Actor): Promise<FileRecord | null> {
     return this.reads.transaction(instanceId, async (tx) => {
       const [before] = await tx.prepared<{ status: FileStatus; size: string | null }>(LOCK_FOR_COMPLETION, [instanceId, fileId]);
       if (!before) return null;
       const change = before.status === 'Completed' ? { files: 0, bytes: size - Number(before.size ?? 0) } : { files: 1, bytes: size };
       if (!(await changeFileUsage(tx, instanceId, change, this.quotas.bytes))) throw new QuotaExceeded('files');
-      const [row] = await tx.prepared<FileRow>(COMPLETE, [instanceId, fileId, size, now, ...eventValues()]);
+      const [row] = await tx.prepared<FileRow>(COMPLETE, [instanceId, fileId, size, now, ...eventValues(actor)]);
       return row ? fileRecord(row) : null;
     });
   }
 
   /** Moves a completed file to the trash (its bytes still counted); null when it is not a completed file. */
-  trash(instanceId: string, fileId: string, now: Date): Promise<FileRecord | null> {
-    return this.updated(TRASH, [instanceId, fileId, now, ...eventValues()]);
+  trash(instanceId: string, fileId: string, now: Date, actor: Actor): Promise<FileRecord | null> {
+    return this.updated(TRASH, [instanceId, fileId, now, ...eventValues(actor)]);
   }
 
   /** Brings a trashed file back as it was (permissions never left); null when it is not in the trash. */
-  restore(instanceId: string, fileId: string, now: Date): Promise<FileRecord | null> {
-    return this.updated(RESTORE, [instanceId, fileId, now, ...eventValues()]);
+  restore(instanceId: string, fileId: string, now: Date, actor: Actor): Promise<FileRecord | null> {
+    return this.updated(RESTORE, [instanceId, fileId, now, ...eventValues(actor)]);
   }
 
   /**
    * Takes a file out of the trash for good and out of the instance's usage, in one transaction; the
    * record as it was (its bytes are then the caller's to remove), or null when it is not in the trash.
    */
-  purge(instanceId: string, fileId: string): Promise<FileRecord | null> {
+  purge(instanceId: string, fileId: string, actor: Actor): Promise<FileRecord | null> {
     return this.reads.transaction(instanceId, async (tx) => {
-      const [row] = await tx.prepared<FileRow>(PURGE, [instanceId, fileId, ...eventValues()]);
+      const [row] = await tx.prepared<FileRow>(PURGE, [instanceId, fileId, ...eventValues(actor)]);
       if (!row) return null;
       await changeFileUsage(tx, instanceId, { files: -1, bytes: -Number(row.size ?? 0) }, this.quotas.bytes);
       return fileRecord(row);
@@ -348,16 +348,16 @@ export class FileRepository {
     );
   }
 
-  markDeleted(instanceId: string, fileId: string, now: Date): Promise<FileRecord | null> {
-    return this.updated(MARK_DELETED, [instanceId, fileId, now, ...eventValues()]);
+  markDeleted(instanceId: string, fileId: string, now: Date, actor: Actor): Promise<FileRecord | null> {
+    return this.updated(MARK_DELETED, [instanceId, fileId, now, ...eventValues(actor)]);
   }
 
-  setPublic(instanceId: string, fileId: string, contentPublic: boolean, now: Date): Promise<FileRecord | null> {
-    return this.updated(SET_PUBLIC, [instanceId, fileId, contentPublic, now, ...eventValues()]);
+  setPublic(instanceId: string, fileId: string, contentPublic: boolean, now: Date, actor: Actor): Promise<FileRecord | null> {
+    return this.updated(SET_PUBLIC, [instanceId, fileId, contentPublic, now, ...eventValues(actor)]);
   }
 
   /** Replaces the descriptive metadata (the fileId stays); null when the file is missing. */
-  updateMetadata(instanceId: string, fileId: string, metadata: FileMetadata, now: Date): Promise<FileRecord | null> {
+  updateMetadata(instanceId: string, fileId: string, metadata: FileMetadata, now: Date, actor: Actor): Promise<FileRecord | null> {
     return this.updated(UPDATE_METADATA, [
       instanceId,
       fileId,
@@ -366,40 +366,40 @@ export class FileRepository {
       metadata.title,
       metadata.description,
       now,
-      ...eventValues(),
+      ...eventValues(actor),
     ]);
   }
 
   /** Grants (or changes) one user's permission on one file; null when the file is missing. */
-  async grant(instanceId: string, fileId: string, userId: string, contentReadable: boolean): Promise<FileRecord | null> {
+  async grant(instanceId: string, fileId: string, userId: string, contentReadable: boolean, actor: Actor): Promise<FileRecord | null> {
     return this.reads.transaction(instanceId, async (tx) => {
-      const ids = await upsertPermissions(tx, instanceId, [fileId], userId, contentReadable);
+      const ids = await upsertPermissions(tx, instanceId, [fileId], userId, contentReadable, actor);
       return ids.length === 0 ? null : findIn(tx, instanceId, fileId);
     });
   }
 
   /** Removes one user's permission; the updated file, or null when there is no such file. */
-  revoke(instanceId: string, fileId: string, userId: string): Promise<FileRecord | null> {
+  revoke(instanceId: string, fileId: string, userId: string, actor: Actor): Promise<FileRecord | null> {
     return this.reads.transaction(instanceId, async (tx) => {
-      await deletePermissions(tx, instanceId, [fileId], userId);
+      await deletePermissions(tx, instanceId, [fileId], userId, actor);
       return findIn(tx, instanceId, fileId);
     });
   }
 
   /** Grants one user a permission on every file matching the template, in one transaction. */
-  grantMatching(instanceId: string, template: FileTemplate, userId: string, contentReadable: boolean): Promise<FileRecord[]> {
+  grantMatching(instanceId: string, template: FileTemplate, userId: string, contentReadable: boolean, actor: Actor): Promise<FileRecord[]> {
     return this.reads.transaction(instanceId, async (tx) => {
       const ids = await matchingIds(tx.plain, instanceId, template, { all: true });
-      await upsertPermissions(tx, instanceId, ids, userId, contentReadable);
+      await upsertPermissions(tx, instanceId, ids, userId, contentReadable, actor);
       return findAllIn(tx, instanceId, ids);
     });
   }
 
   /** Removes one user's permissions on every file matching the template, in one transaction. */
-  revokeMatching(instanceId: string, template: FileTemplate, userId: string): Promise<FileRecord[]> {
+  revokeMatching(instanceId: string, template: FileTemplate, userId: string, actor: Actor): Promise<FileRecord[]> {
     return this.reads.transaction(instanceId, async (tx) => {
       const ids = await matchingIds(tx.plain, instanceId, template, { all: true });
-      await deletePermissions(tx, instanceId, ids, userId);
+      await deletePermissions(tx, instanceId, ids, userId, actor);
       return findAllIn(tx, instanceId, ids);
     });
   }
@@ -469,20 +469,20 @@ export class FileRepository {
   }
 
   /** Sets the public flag of every existing file of `fileIds` in one statement; the changed records in the order given. */
-  async setPublicMany(instanceId: string, fileIds: string[], contentPublic: boolean, now: Date): Promise<FileRecord[]> {
+  async setPublicMany(instanceId: string, fileIds: string[], contentPublic: boolean, now: Date, actor: Actor): Promise<FileRecord[]> {
     if (fileIds.length === 0) return [];
     const rows = await this.reads.written(
       instanceId,
-      this.sql.prepared<FileRow>(SET_PUBLIC_MANY, [instanceId, fileIds, contentPublic, now, ...eventValues()]),
+      this.sql.prepared<FileRow>(SET_PUBLIC_MANY, [instanceId, fileIds, contentPublic, now, ...eventValues(actor)]),
     );
     const byId = new Map(rows.map((row) => [row.fileId, fileRecord(row)]));
     return fileIds.flatMap((id) => byId.get(id) ?? []);
   }
 
   /** Grants (or changes) one user's permission on every existing file of `fileIds`, in one transaction. */
-  grantMany(instanceId: string, fileIds: string[], userId: string, contentReadable: boolean): Promise<FileRecord[]> {
+  grantMany(instanceId: string, fileIds: string[], userId: string, contentReadable: boolean, actor: Actor): Promise<FileRecord[]> {
     return this.reads.transaction(instanceId, async (tx) => {
-      const granted = await upsertPermissions(tx, instanceId, fileIds, userId, contentReadable);
+      const granted = await upsertPermissions(tx, instanceId, fileIds, userId, contentReadable, actor);
       const existing = new Set(granted);
       return findAllIn(
         tx,
@@ -493,9 +493,9 @@ export class FileRepository {
   }
 
   /** Removes one user's permission on every file of `fileIds`, in one transaction; the existing records. */
-  revokeMany(instanceId: string, fileIds: string[], userId: string): Promise<FileRecord[]> {
+  revokeMany(instanceId: string, fileIds: string[], userId: string, actor: Actor): Promise<FileRecord[]> {
     return this.reads.transaction(instanceId, async (tx) => {
-      await deletePermissions(tx, instanceId, fileIds, userId);
+      await deletePermissions(tx, instanceId, fileIds, userId, actor);
       return findAllIn(tx, instanceId, fileIds);
     });
   }
@@ -545,7 +545,13 @@ export class FileRepository {
    * locked while `removeBytes` runs, so a concurrent completion waits and then finds no file; if
    * removing the bytes fails, the row stays for the next sweep. True when the file was removed.
    */
-  removeAbandoned(instanceId: string, fileId: string, createdBefore: Date, removeBytes: () => Promise<void>): Promise<boolean> {
+  removeAbandoned(
+    instanceId: string,
+    fileId: string,
+    createdBefore: Date,
+    removeBytes: () => Promise<void>,
+    actor: Actor,
+  ): Promise<boolean> {
     return this.reads.transaction(instanceId, async (tx) => {
       const locked = await tx.prepared(
         `SELECT 1 FROM "File"
@@ -556,7 +562,7 @@ export class FileRepository {
       if (locked.length === 0) return false;
       await removeBytes();
       await tx.count(`DELETE FROM "File" WHERE "instanceId" = $1::uuid AND "fileId" = $2`, [instanceId, fileId]);
-      await writeEvents(tx, instanceId, [{ type: 'file.deleted', object: { fileId } }]);
+      await writeEvents(tx, instanceId, [{ type: 'file.deleted', object: { fileId } }], actor);
       return true;
     });
   }
@@ -584,7 +590,14 @@ async function findAllIn(sql: Sql, instanceId: string, ids: string[]): Promise<F
 /** Inserts or updates one user's permission on each existing file of `ids`; the ids it touched. */
 const PERMISSION_OBJECT = `jsonb_build_object('fileId', "fileId", 'userId', "userId", 'contentReadable', "contentReadable")`;
 
-async function upsertPermissions(sql: Sql, instanceId: string, ids: string[], userId: string, contentReadable: boolean): Promise<string[]> {
+async function upsertPermissions(
+  sql: Sql,
+  instanceId: string,
+  ids: string[],
+  userId: string,
+  contentReadable: boolean,
+  actor: Actor,
+): Promise<string[]> {
   if (ids.length === 0) return [];
   const rows = await sql.prepared<{ fileId: string }>(
     `WITH "shared" AS (
@@ -596,13 +609,13 @@ async function upsertPermissions(sql: Sql, instanceId: string, ids: string[], us
     ),
     ${eventCte('"shared"', `'file.shared'`, PERMISSION_OBJECT, 5)}
     SELECT "fileId" FROM "shared"`,
-    [instanceId, ids, userId, contentReadable, ...eventValues()],
+    [instanceId, ids, userId, contentReadable, ...eventValues(actor)],
   );
   return rows.map((row) => row.fileId);
 }
 
 /** Removes one user's permission on each file of `ids` (a user id that is no uuid holds none). */
-async function deletePermissions(sql: Sql, instanceId: string, ids: string[], userId: string): Promise<void> {
+async function deletePermissions(sql: Sql, instanceId: string, ids: string[], userId: string, actor: Actor): Promise<void> {
   if (ids.length === 0 || !isUuid(userId)) return;
   await sql.prepared(
     `WITH "unshared" AS (
@@ -611,7 +624,7 @@ async function deletePermissions(sql: Sql, instanceId: string, ids: string[], us
     ),
     ${eventCte('"unshared"', `'file.unshared'`, `jsonb_build_object('fileId', "fileId", 'userId', "userId")`, 4)}
     SELECT count(*) FROM "unshared"`,
-    [instanceId, ids, userId, ...eventValues()],
+    [instanceId, ids, userId, ...eventValues(actor)],
   );
 }
 

@@ -21,7 +21,7 @@ export * from './migrations';
 export * from './readiness';
 export * from './replica';
 export { listenToStatements, postgresErrorCode, type StatementListener } from './sql';
-export { actingAs, currentActor, type Actor, type ActorKind } from './outbox';
+export { SYSTEM, type Actor, type ActorKind } from './outbox';
 export * from './events';
 export * from './webhooks';
 export * from './portability';

@@ -4,12 +4,14 @@
 // (EventRepository.number), which numbers the committed events of an instance in one short transaction
 // at a time. Numbering in the change's own statement would hold a per-instance counter row locked until
 // the change commits, so one instance's changes would commit one after another (docs/events.md).
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Sql } from './sql';
 
 export type ActorKind = 'owner' | 'user' | 'application' | 'system';
 
-/** Who makes the changes of the current request, and from where (the gateway's pipeline sets it). */
+/**
+ * Who makes a change, and from where: every repository write that writes events takes it (the gateway's
+ * routes pass the request's, jobs and dex pushes SYSTEM).
+ */
 export interface Actor {
   kind: ActorKind;
   /** The account's id; absent for the system (jobs, dex pushes). */
@@ -18,26 +20,13 @@ export interface Actor {
   address?: string;
 }
 
-const SYSTEM: Actor = { kind: 'system' };
-
-// Ambient rather than a parameter: every write of every repository needs it, and threading it through
-// each signature would change every service for a value only the outbox reads.
-const current = new AsyncLocalStorage<Actor>();
-
-/** Runs `work` with its changes attributed to `actor`. */
-export function actingAs<T>(actor: Actor, work: () => T): T {
-  return current.run(actor, work);
-}
-
-/** The actor of the change being made: the request's, or the system outside one. */
-export function currentActor(): Actor {
-  return current.getStore() ?? SYSTEM;
-}
+/** The actor of changes no request asked for: jobs, dex pushes, tools. */
+export const SYSTEM: Actor = { kind: 'system' };
 
 /**
  * The CTE (named "evOut") that writes one event per row of `source` (a CTE or row source of the same
  * statement, whose rows `type` and `object` are SQL expressions over). `$1` must be the instance id; the
- * actor and the time are the four parameters from `$first` on: pass `eventValues()` there.
+ * actor and the time are the four parameters from `$first` on: pass `eventValues(actor)` there.
  */
 export function eventCte(source: string, type: string, object: string, first: number): string {
   const [kind, id, address, at] = [first, first + 1, first + 2, first + 3].map((n) => `$${n}`);
@@ -48,9 +37,8 @@ export function eventCte(source: string, type: string, object: string, first: nu
   )`;
 }
 
-/** The four values `eventCte` reads: the current actor and the time. */
-export function eventValues(): unknown[] {
-  const actor = currentActor();
+/** The four values `eventCte` reads: the actor and the time. */
+export function eventValues(actor: Actor): unknown[] {
   return [actor.kind, actor.id ?? null, actor.address ?? null, new Date()];
 }
 
@@ -64,7 +52,7 @@ const INSERT_EVENTS = `WITH ${eventCte(`jsonb_array_elements($2::jsonb) AS j("e"
   SELECT count(*)::int AS "count" FROM "evOut"`;
 
 /** Writes events inside the transaction `tx` of their change (nothing for an empty list). */
-export async function writeEvents(tx: Sql, instanceId: string, events: NewEvent[]): Promise<void> {
+export async function writeEvents(tx: Sql, instanceId: string, events: NewEvent[], actor: Actor): Promise<void> {
   if (events.length === 0) return;
-  await tx.prepared(INSERT_EVENTS, [instanceId, JSON.stringify(events), ...eventValues()]);
+  await tx.prepared(INSERT_EVENTS, [instanceId, JSON.stringify(events), ...eventValues(actor)]);
 }

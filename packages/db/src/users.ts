@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { User as UserModel, UserKind } from './generated/gateway/client';
-import { eventCte, eventValues } from './outbox';
+import { eventCte, eventValues, type Actor } from './outbox';
 import { isUuid, sqlOn, type Sql } from './sql';
 
 export const USER_COLUMNS = `"id", "instanceId", "username", "email", "fullName", "passwordHash", "kind", "disabled", "createdAt", "tokensValidAfter", "totpEnabled"`;
@@ -137,7 +137,7 @@ export class UserRepository {
   }
 
   /** Null when the username is taken in this instance. */
-  async create(instanceId: string, user: NewUser): Promise<User | null> {
+  async create(instanceId: string, user: NewUser, actor: Actor): Promise<User | null> {
     const [row] = await this.sql.prepared<User>(CREATE_USER, [
       instanceId,
       randomUUID(),
@@ -147,7 +147,7 @@ export class UserRepository {
       user.passwordHash ?? null,
       user.kind,
       new Date(),
-      ...eventValues(),
+      ...eventValues(actor),
     ]);
     return row ?? null;
   }
@@ -159,16 +159,21 @@ export class UserRepository {
   }
 
   /** Null when no such user. */
-  async setDisabled(instanceId: string, id: string, disabled: boolean): Promise<User | null> {
+  async setDisabled(instanceId: string, id: string, disabled: boolean, actor: Actor): Promise<User | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.sql.prepared<User>(SET_DISABLED, [instanceId, id, disabled, ...eventValues()]);
+    const [row] = await this.sql.prepared<User>(SET_DISABLED, [instanceId, id, disabled, ...eventValues(actor)]);
     if (!row) return null;
     await this.changed(instanceId);
     return row;
   }
 
   /** Sets the e-mail and full name given (null clears one, absent leaves it); null when no such user. */
-  async updateDetails(instanceId: string, id: string, details: { email?: string | null; fullName?: string | null }): Promise<User | null> {
+  async updateDetails(
+    instanceId: string,
+    id: string,
+    details: { email?: string | null; fullName?: string | null },
+    actor: Actor,
+  ): Promise<User | null> {
     if (!isUuid(id)) return null;
     const [row] = await this.sql.prepared<User>(UPDATE_DETAILS, [
       instanceId,
@@ -177,14 +182,14 @@ export class UserRepository {
       details.email !== undefined,
       details.fullName ?? null,
       details.fullName !== undefined,
-      ...eventValues(),
+      ...eventValues(actor),
     ]);
     return row ?? null;
   }
 
-  async delete(instanceId: string, id: string): Promise<boolean> {
+  async delete(instanceId: string, id: string, actor: Actor): Promise<boolean> {
     if (!isUuid(id)) return false;
-    const [row] = await this.sql.prepared<{ count: number }>(DELETE_USER, [instanceId, id, ...eventValues()]);
+    const [row] = await this.sql.prepared<{ count: number }>(DELETE_USER, [instanceId, id, ...eventValues(actor)]);
     const count = row?.count ?? 0;
     if (count > 0) await this.changed(instanceId);
     return count > 0;

@@ -15,6 +15,7 @@ import {
   PortabilityRepository,
   TotpRepository,
   UserRepository,
+  SYSTEM,
   WebhookRepository,
 } from '@pds/db';
 import { addUser, callerRequests, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
@@ -332,7 +333,7 @@ async function workers(): Promise<void> {
   const abandoned = await files.abandonedUploads(later, 10);
   expect(abandoned.length).toBeGreaterThan(0);
   await files.liveFiles(abandoned.map(({ address, fileId }) => ({ address, fileId })));
-  for (const upload of abandoned) await files.removeAbandoned(upload.instanceId, upload.fileId, later, async () => undefined);
+  for (const upload of abandoned) await files.removeAbandoned(upload.instanceId, upload.fileId, later, async () => undefined, SYSTEM);
   await files.setThumbnail(abandoned[0]!.instanceId, 'journey.png', true);
   const dexState = new GatewayDexStateRepository(gw.db);
   for (const address of await dexState.pendingAddresses()) await dexState.set(address, 'registered');

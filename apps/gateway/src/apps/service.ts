@@ -77,21 +77,26 @@ export class ApplicationService {
     requireOwner(caller);
     const instanceId = tenant.instance.id;
     const app = await this.find(instanceId, input.appId);
-    const result = await this.apps.setUp(instanceId, input.appId, {
-      username: appUsername(input.appId),
-      version: app.version,
-      grants: grantsFor(app.record as AppRecord),
-    });
+    const result = await this.apps.setUp(
+      instanceId,
+      input.appId,
+      {
+        username: appUsername(input.appId),
+        version: app.version,
+        grants: grantsFor(app.record as AppRecord),
+      },
+      caller.actor,
+    );
     const application = found(input.appId, result?.application ?? null);
-    await this.debits.enableAppDebit(instanceId, app.record as AppRecord, application.userId as string);
+    await this.debits.enableAppDebit(instanceId, app.record as AppRecord, application.userId as string, caller.actor);
     return this.status(instanceId, application);
   }
 
   async disable(tenant: ResolvedInstance, caller: Caller, input: AppInput): Promise<HatApplication> {
     requireOwner(caller);
     const instanceId = tenant.instance.id;
-    const app = found(input.appId, await this.apps.setEnabled(instanceId, input.appId, false));
-    await this.debits.disableAppDebit(instanceId, input.appId);
+    const app = found(input.appId, await this.apps.setEnabled(instanceId, input.appId, false, caller.actor));
+    await this.debits.disableAppDebit(instanceId, input.appId, caller.actor);
     return this.status(instanceId, app);
   }
 

@@ -65,8 +65,11 @@ export class AuthService {
     ).token;
   }
 
-  /** Verifies a token for this instance and loads its account; throws TokenRefused with the cause. */
-  async authenticate(tenant: ResolvedInstance, token: string): Promise<Caller> {
+  /**
+   * Verifies a token for this instance and loads its account; throws TokenRefused with the cause.
+   * `address`: the client's, recorded with the changes the caller makes.
+   */
+  async authenticate(tenant: ResolvedInstance, token: string, address?: string): Promise<Caller> {
     const now = epochSeconds(this.clock);
     const scope = tenant.instance.id;
     let claims = this.verified.get(scope, token, now);
@@ -81,7 +84,7 @@ export class AuthService {
     // Sessions ended by a password change or reset, or "log out everywhere" (the cached account carries the instant).
     if (claims.iat < validAfterSeconds(user)) throw new TokenRefused('expired');
     if (!(await this.appStillEnabled(tenant, user, claims.application))) throw new TokenRefused('unknown user');
-    return { user, claims, token };
+    return { user, claims, token, actor: { kind: user.kind, id: user.id, address } };
   }
 
   /**

@@ -1,7 +1,7 @@
 // Data debits: a debit offers a bundle to an account under terms the owner accepts, and the holder
 // reads the bundle's records only while the terms are active.
 import type { AppRecord } from '@pds/app-record';
-import type { DataDebitRepository, DebitTerms, DebitWithPermissions, UserRepository } from '@pds/db';
+import type { Actor, DataDebitRepository, DebitTerms, DebitWithPermissions, UserRepository } from '@pds/db';
 import { ApiError } from '@pds/http';
 import type { Clock } from '@pds/tokens';
 import type { DataAccessPolicy } from './access';
@@ -64,13 +64,15 @@ export class DebitService {
   async enable(tenant: ResolvedInstance, caller: Caller, input: { key: string }): Promise<DebitView> {
     requireOwner(caller);
     await this.find(tenant.instance.id, input.key);
-    return this.view(found(input.key, await this.debits.enable(tenant.instance.id, input.key)));
+    return this.view(found(input.key, await this.debits.enable(tenant.instance.id, input.key, caller.actor)));
   }
 
   async disable(tenant: ResolvedInstance, caller: Caller, input: { key: string; atPeriodEnd: boolean }): Promise<DebitView> {
     requireOwner(caller);
     await this.find(tenant.instance.id, input.key);
-    return this.view(found(input.key, await this.debits.cancel(tenant.instance.id, input.key, this.clock(), input.atPeriodEnd)));
+    return this.view(
+      found(input.key, await this.debits.cancel(tenant.instance.id, input.key, this.clock(), input.atPeriodEnd, caller.actor)),
+    );
   }
 
   /** The bundle's records for the debit's holder (and the owner), only while the debit is active. */
@@ -92,7 +94,7 @@ export class DebitService {
    * On app setup: the app's debit `app-<id>` with the bundle its record asks for, held by its account,
    * enabled with fresh terms whenever the bundle or holder changed or the debit is not active.
    */
-  async enableAppDebit(instanceId: string, record: AppRecord, holderId: string): Promise<void> {
+  async enableAppDebit(instanceId: string, record: AppRecord, holderId: string, actor: Actor): Promise<void> {
     const bundle = appBundle(record);
     if (!bundle) return;
     const key = appDebitKey(record.id);
@@ -115,12 +117,12 @@ export class DebitService {
     const existing = await this.debits.find(instanceId, key);
     if (!existing) await this.debits.create(instanceId, key, request, terms);
     else await this.debits.addTerms(instanceId, key, terms, request);
-    await this.debits.enable(instanceId, key);
+    await this.debits.enable(instanceId, key, actor);
   }
 
   /** On app disable: its debit stops at once. */
-  async disableAppDebit(instanceId: string, appId: string): Promise<void> {
-    await this.debits.cancel(instanceId, appDebitKey(appId), this.clock());
+  async disableAppDebit(instanceId: string, appId: string, actor: Actor): Promise<void> {
+    await this.debits.cancel(instanceId, appDebitKey(appId), this.clock(), false, actor);
   }
 
   private async find(instanceId: string, key: string): Promise<DebitWithPermissions> {

@@ -73,14 +73,16 @@ export class DataService {
     const writer = await this.access.require(tenant.instance.id, caller, 'write', table);
     const { records, single } = parseRecords(input.body, input.skipErrors);
     if (records.length === 0) return { saved: [], single };
-    const saved = await withinQuota(this.records.insert(tenant.instance.id, writer.user.id, table.namespace, table.endpoint, records));
+    const saved = await withinQuota(
+      this.records.insert(tenant.instance.id, writer.user.id, table.namespace, table.endpoint, records, caller.actor),
+    );
     return { saved: saved.map(view(table)), single };
   }
 
   /** Removes every record of the table, whoever wrote it; the number removed. */
   async deleteAll(tenant: ResolvedInstance, caller: Caller, input: { table: Table }): Promise<number> {
     await this.access.require(tenant.instance.id, caller, 'write', input.table);
-    return this.records.deleteEndpoint(tenant.instance.id, input.table.namespace, input.table.endpoint);
+    return this.records.deleteEndpoint(tenant.instance.id, input.table.namespace, input.table.endpoint, caller.actor);
   }
 
   /** Records across tables, with linked records, in one transaction; every table needs write. */
@@ -94,6 +96,7 @@ export class DataService {
         tenant.instance.id,
         writer.user.id,
         items.map((item) => ({ ...row(item), links: item.links.map(row) })),
+        caller.actor,
       ),
     );
     return saved.map((record) => ({ ...located(record), links: record.links.map(located) }));
@@ -112,14 +115,14 @@ export class DataService {
   async update(tenant: ResolvedInstance, caller: Caller, input: { body: unknown }): Promise<RecordView[]> {
     const updates = parseUpdates(input.body);
     const check = await this.changeCheck(tenant.instance.id, caller, updates.length, MISSING.update);
-    const updated = await withinQuota(this.changes.update(tenant.instance.id, updates, check));
+    const updated = await withinQuota(this.changes.update(tenant.instance.id, updates, check, caller.actor));
     return updated.map(located);
   }
 
   /** Removes the caller's records, all or none; the number removed. */
   async remove(tenant: ResolvedInstance, caller: Caller, input: { recordIds: string[] }): Promise<number> {
     const check = await this.changeCheck(tenant.instance.id, caller, input.recordIds.length, MISSING.delete);
-    return this.changes.remove(tenant.instance.id, input.recordIds, check);
+    return this.changes.remove(tenant.instance.id, input.recordIds, check, caller.actor);
   }
 
   /** Links the caller's records with each other (POST /data-link). */

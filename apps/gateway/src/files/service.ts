@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import {
   QuotaExceeded,
+  type Actor,
   type FileListing,
   type FileMetadata,
   type FileRecord,
@@ -90,16 +91,21 @@ export class FileService {
   async upload(tenant: ResolvedInstance, caller: Caller, input: NewFileInput): Promise<FileJson> {
     const viewer = viewerOf(caller) as Extract<Viewer, { userId: string }>;
     const now = this.deps.clock();
-    const file = await this.deps.files.create(tenant.instance.id, fileIdStem(input.source, input.name), {
-      name: input.name,
-      source: input.source,
-      tags: input.tags ?? [],
-      title: input.title,
-      description: input.description,
-      uploaderId: viewer.userId,
-      dateCreated: input.dateCreated ?? now,
-      now,
-    });
+    const file = await this.deps.files.create(
+      tenant.instance.id,
+      fileIdStem(input.source, input.name),
+      {
+        name: input.name,
+        source: input.source,
+        tags: input.tags ?? [],
+        title: input.title,
+        description: input.description,
+        uploaderId: viewer.userId,
+        dateCreated: input.dateCreated ?? now,
+        now,
+      },
+      caller.actor,
+    );
     const contentUrl = await this.deps.store.presignPut(this.key(tenant, file.fileId), this.signing(tenant));
     // The uploader learns its own permission entry even when it is not the owner (CONTRACT §2).
     return fileView(file, { permissions: true, contentUrl });
@@ -119,12 +125,14 @@ export class FileService {
       throw ApiError.tooLarge(`File ${fileId} is ${size} bytes, over the limit of ${this.deps.maxUploadBytes}; its bytes were removed`);
     }
     if (file.status === 'Completed' && Number(file.size) === size) return this.present(tenant, viewer, file);
-    const completed = await this.deps.files.complete(tenant.instance.id, fileId, size, this.deps.clock()).catch(async (error: unknown) => {
-      if (!(error instanceof QuotaExceeded)) throw error;
-      // Bytes that do not fit are not kept, on either store; the row stays as it was.
-      await this.deps.store.remove(this.key(tenant, fileId));
-      throw ApiError.tooLarge(`File ${fileId} (${size} bytes) does not fit in this instance's storage quota; its bytes were removed`);
-    });
+    const completed = await this.deps.files
+      .complete(tenant.instance.id, fileId, size, this.deps.clock(), caller.actor)
+      .catch(async (error: unknown) => {
+        if (!(error instanceof QuotaExceeded)) throw error;
+        // Bytes that do not fit are not kept, on either store; the row stays as it was.
+        await this.deps.store.remove(this.key(tenant, fileId));
+        throw ApiError.tooLarge(`File ${fileId} (${size} bytes) does not fit in this instance's storage quota; its bytes were removed`);
+      });
     // A delete that won the race leaves nothing to complete.
     if (!completed) throw ApiError.conflict(`File ${fileId} has been deleted`);
     await this.askThumbnail(tenant, completed);
@@ -155,7 +163,7 @@ export class FileService {
   async delete(tenant: ResolvedInstance, caller: Caller, { fileId }: FileInput): Promise<FileJson> {
     const viewer = viewerOf(caller);
     requireManageable(viewer, await this.find(tenant, fileId), fileId);
-    return this.present(tenant, viewer, await this.remove(tenant, fileId));
+    return this.present(tenant, viewer, await this.remove(tenant, fileId, caller.actor));
   }
 
   async updateMetadata(
@@ -165,7 +173,7 @@ export class FileService {
   ): Promise<FileJson> {
     const viewer = viewerOf(caller);
     requireEditable(viewer, await this.find(tenant, fileId), fileId);
-    const updated = await this.deps.files.updateMetadata(tenant.instance.id, fileId, metadata, this.deps.clock());
+    const updated = await this.deps.files.updateMetadata(tenant.instance.id, fileId, metadata, this.deps.clock(), caller.actor);
     if (!updated) throw fileNotFound(fileId);
     return this.present(tenant, viewer, updated);
   }
@@ -177,7 +185,7 @@ export class FileService {
   ): Promise<FileJson> {
     const viewer = viewerOf(caller);
     requireManageable(viewer, await this.find(tenant, fileId), fileId);
-    const updated = await this.deps.files.setPublic(tenant.instance.id, fileId, contentPublic, this.deps.clock());
+    const updated = await this.deps.files.setPublic(tenant.instance.id, fileId, contentPublic, this.deps.clock(), caller.actor);
     if (!updated) throw fileNotFound(fileId);
     return this.present(tenant, viewer, updated);
   }
@@ -186,7 +194,7 @@ export class FileService {
     const viewer = viewerOf(caller);
     requireManageable(viewer, await this.find(tenant, fileId), fileId);
     await this.requireUser(tenant, userId);
-    const updated = await this.deps.files.grant(tenant.instance.id, fileId, userId, content);
+    const updated = await this.deps.files.grant(tenant.instance.id, fileId, userId, content, caller.actor);
     if (!updated) throw fileNotFound(fileId);
     return this.present(tenant, viewer, updated);
   }
@@ -195,7 +203,7 @@ export class FileService {
     const viewer = viewerOf(caller);
     requireManageable(viewer, await this.find(tenant, fileId), fileId);
     await this.requireUser(tenant, userId);
-    const updated = await this.deps.files.revoke(tenant.instance.id, fileId, userId);
+    const updated = await this.deps.files.revoke(tenant.instance.id, fileId, userId, caller.actor);
     if (!updated) throw fileNotFound(fileId);
     return this.present(tenant, viewer, updated);
   }
@@ -208,7 +216,11 @@ export class FileService {
     const viewer = viewerOf(caller);
     requireOwner(viewer);
     await this.requireUser(tenant, userId);
-    return this.presentAll(tenant, viewer, await this.deps.files.grantMatching(tenant.instance.id, template, userId, content));
+    return this.presentAll(
+      tenant,
+      viewer,
+      await this.deps.files.grantMatching(tenant.instance.id, template, userId, content, caller.actor),
+    );
   }
 
   async revokeMatching(
@@ -219,7 +231,7 @@ export class FileService {
     const viewer = viewerOf(caller);
     requireOwner(viewer);
     await this.requireUser(tenant, userId);
-    return this.presentAll(tenant, viewer, await this.deps.files.revokeMatching(tenant.instance.id, template, userId));
+    return this.presentAll(tenant, viewer, await this.deps.files.revokeMatching(tenant.instance.id, template, userId, caller.actor));
   }
 
   /**
@@ -276,10 +288,10 @@ export class FileService {
     if (userId !== undefined && (action === 'share' || action === 'unshare')) await this.requireUser(tenant, userId);
     let updated: FileRecord[];
     let failed: BulkJson['failed'] = [];
-    if (action === 'delete') ({ updated, failed } = await this.removeEach(tenant, fileIds));
-    else if (action === 'share') updated = await this.deps.files.grantMany(instanceId, fileIds, userId as string, content);
-    else if (action === 'unshare') updated = await this.deps.files.revokeMany(instanceId, fileIds, userId as string);
-    else updated = await this.deps.files.setPublicMany(instanceId, fileIds, action === 'public', this.deps.clock());
+    if (action === 'delete') ({ updated, failed } = await this.removeEach(tenant, fileIds, caller.actor));
+    else if (action === 'share') updated = await this.deps.files.grantMany(instanceId, fileIds, userId as string, content, caller.actor);
+    else if (action === 'unshare') updated = await this.deps.files.revokeMany(instanceId, fileIds, userId as string, caller.actor);
+    else updated = await this.deps.files.setPublicMany(instanceId, fileIds, action === 'public', this.deps.clock(), caller.actor);
     const done = new Set([...updated.map((file) => file.fileId), ...failed.map((f) => f.fileId)]);
     const missing = fileIds.filter((fileId) => !done.has(fileId)).map((fileId) => failure(fileNotFound(fileId), fileId));
     return { updated: await this.presentAll(tenant, viewer, updated), failed: [...failed, ...missing] };
@@ -302,27 +314,31 @@ export class FileService {
    * thumbnail if the row says one is stored. A thumbnail job that lands later finds the file Deleted and
    * removes what it wrote itself (jobs/thumbnail.ts): no interleaving leaves one behind.
    */
-  private async remove(tenant: ResolvedInstance, fileId: string): Promise<FileRecord> {
-    const trashed = await this.deps.files.trash(tenant.instance.id, fileId, this.deps.clock());
+  private async remove(tenant: ResolvedInstance, fileId: string, actor: Actor): Promise<FileRecord> {
+    const trashed = await this.deps.files.trash(tenant.instance.id, fileId, this.deps.clock(), actor);
     if (trashed) return trashed;
     const file = await this.find(tenant, fileId);
     if (file?.trashedAt) return file;
     await this.deps.store.remove(this.key(tenant, fileId));
-    const deleted = await this.deps.files.markDeleted(tenant.instance.id, fileId, this.deps.clock());
+    const deleted = await this.deps.files.markDeleted(tenant.instance.id, fileId, this.deps.clock(), actor);
     if (!deleted) throw fileNotFound(fileId);
     if (deleted.thumbnail) await this.deps.store.remove(thumbnailKey(tenant.instance.address, fileId));
     return deleted;
   }
 
   /** Deletes each existing file of `fileIds`, a few at a time; one failure does not stop the others. */
-  private async removeEach(tenant: ResolvedInstance, fileIds: string[]): Promise<{ updated: FileRecord[]; failed: BulkJson['failed'] }> {
+  private async removeEach(
+    tenant: ResolvedInstance,
+    fileIds: string[],
+    actor: Actor,
+  ): Promise<{ updated: FileRecord[]; failed: BulkJson['failed'] }> {
     const existing = await this.deps.files.findAll(tenant.instance.id, fileIds);
     const results: (FileRecord | BulkJson['failed'][number])[] = new Array(existing.length);
     let next = 0;
     const worker = async () => {
       for (let i = next++; i < existing.length; i = next++) {
         const fileId = (existing[i] as FileRecord).fileId;
-        results[i] = await this.remove(tenant, fileId).catch((error: unknown) => {
+        results[i] = await this.remove(tenant, fileId, actor).catch((error: unknown) => {
           const refusal = toApiError(error);
           if (refusal.status >= 500) this.deps.logger.error({ err: error, fileId }, 'bulk delete failed for one file');
           return failure(refusal, fileId);

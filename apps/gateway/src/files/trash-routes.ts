@@ -37,7 +37,7 @@ export function trashRoutes(trash: TrashService): GatewayRoute[] {
       summary: 'Bring a deleted file back, with its bytes and permissions',
       params: fileParams,
       responses: { 200: { description: 'The file, Completed again', body: fileBody }, ...notInTrash },
-      handle: async ({ tenant, params }) => json(await trash.restore(tenant, params.fileId)),
+      handle: async ({ tenant, caller, params }) => json(await trash.restore(tenant, params.fileId, caller.actor)),
     }),
     route({
       method: 'delete',
@@ -47,7 +47,7 @@ export function trashRoutes(trash: TrashService): GatewayRoute[] {
       summary: 'Purge one file from the trash: its bytes are removed for good',
       params: fileParams,
       responses: { 200: { description: 'The file, Deleted', body: fileBody }, ...notInTrash },
-      handle: async ({ tenant, params }) => json(await trash.purge(tenant, params.fileId)),
+      handle: async ({ tenant, caller, params }) => json(await trash.purge(tenant, params.fileId, caller.actor)),
     }),
     route({
       method: 'delete',
@@ -56,7 +56,7 @@ export function trashRoutes(trash: TrashService): GatewayRoute[] {
       tag,
       summary: 'Empty the trash',
       responses: { 200: { description: 'How many files were purged', body: z.object({ purged: z.int() }) } },
-      handle: async ({ tenant }) => json(await trash.empty(tenant)),
+      handle: async ({ tenant, caller }) => json(await trash.empty(tenant, caller.actor)),
     }),
   ];
 }

@@ -2,7 +2,7 @@
 // reader (content 404, shares suspended, a search for status Deleted finds it as before), but its bytes
 // and permissions stay, and its bytes still count in the instance's usage, until the owner restores it
 // or purges it, or the worker purges it TRASH_DAYS after the delete (jobs/trash-purge.ts).
-import type { FileListing, FileRepository, Page } from '@pds/db';
+import type { Actor, FileListing, FileRepository, Page } from '@pds/db';
 import { ApiError } from '@pds/http';
 import { objectKey, thumbnailKey, type BlobStore } from '@pds/storage';
 import type { Clock } from '@pds/tokens';
@@ -27,8 +27,14 @@ const notInTrash = (fileId: string) => ApiError.notFound(`File ${fileId} is not 
  * its bytes. Bytes left by a failure here are no live file's, so the orphan sweep removes them later.
  * Null when the file is not in the trash.
  */
-export async function purgeFile(deps: Pick<TrashDeps, 'files' | 'store'>, instanceId: string, address: string, fileId: string) {
-  const purged = await deps.files.purge(instanceId, fileId);
+export async function purgeFile(
+  deps: Pick<TrashDeps, 'files' | 'store'>,
+  instanceId: string,
+  address: string,
+  fileId: string,
+  actor: Actor,
+) {
+  const purged = await deps.files.purge(instanceId, fileId, actor);
   if (!purged) return null;
   await deps.store.remove(objectKey(address, fileId));
   // The row no longer says whether a thumbnail was stored; removing a missing object is no error.
@@ -50,26 +56,26 @@ export class TrashService {
   }
 
   /** Back as it was: Completed, with its permissions (they never left) and the same bytes. */
-  async restore(tenant: ResolvedInstance, fileId: string): Promise<FileJson> {
-    const restored = await this.deps.files.restore(tenant.instance.id, fileId, this.deps.clock());
+  async restore(tenant: ResolvedInstance, fileId: string, actor: Actor): Promise<FileJson> {
+    const restored = await this.deps.files.restore(tenant.instance.id, fileId, this.deps.clock(), actor);
     if (!restored) throw notInTrash(fileId);
     return fileView(restored, { permissions: true });
   }
 
-  async purge(tenant: ResolvedInstance, fileId: string): Promise<FileJson> {
-    const purged = await purgeFile(this.deps, tenant.instance.id, tenant.instance.address, fileId);
+  async purge(tenant: ResolvedInstance, fileId: string, actor: Actor): Promise<FileJson> {
+    const purged = await purgeFile(this.deps, tenant.instance.id, tenant.instance.address, fileId, actor);
     if (!purged) throw notInTrash(fileId);
     return fileView(purged, { permissions: true });
   }
 
   /** Purges every trashed file; how many. */
-  async empty(tenant: ResolvedInstance): Promise<{ purged: number }> {
+  async empty(tenant: ResolvedInstance, actor: Actor): Promise<{ purged: number }> {
     let purged = 0;
     for (;;) {
       // Purged files leave the trash, so the first page is always the next batch.
       const batch = await this.deps.files.trashed(tenant.instance.id, { take: EMPTY_BATCH, skip: 0 });
       for (const file of batch) {
-        if (await purgeFile(this.deps, tenant.instance.id, tenant.instance.address, file.fileId)) purged++;
+        if (await purgeFile(this.deps, tenant.instance.id, tenant.instance.address, file.fileId, actor)) purged++;
       }
       if (batch.length < EMPTY_BATCH) return { purged };
     }

@@ -129,7 +129,7 @@ export class ProfileService {
     const profile = this.complete((group, field) => given[group]?.[field] ?? '');
     const published = FIELD_PATHS.filter((path) => input.published.includes(path));
     const record = { ...profile, shared: published.length > 0, dateCreated: Math.floor(this.clock().getTime() / 1000) };
-    await this.records.insert(instanceId, caller.user.id, NAMESPACE, ENDPOINT, [record]);
+    await this.records.insert(instanceId, caller.user.id, NAMESPACE, ENDPOINT, [record], caller.actor);
     const previous = await this.bundles.stored(instanceId, BUNDLE);
     const notables = previous?.bundle.notables ?? NOTABLES;
     const mapping = Object.fromEntries(published.map((path) => [path, path]));

@@ -1,7 +1,7 @@
 // trash-purge: purges files that have waited in the trash TRASH_DAYS (files/trash.ts), across
 // instances, oldest first: rows and usage first, then bytes. Runs with each upload sweep (every few
 // minutes); idempotent: a file restored or purged meanwhile is simply no longer found.
-import type { FileRepository } from '@pds/db';
+import { SYSTEM, type FileRepository } from '@pds/db';
 import type { BlobStore } from '@pds/storage';
 import { purgeFile } from '../files/trash';
 
@@ -26,7 +26,7 @@ export function trashPurgeProcessor(deps: TrashPurgeDeps) {
     for (;;) {
       const batch = await deps.files.trashedBefore(cutoff, batchSize);
       for (const file of batch) {
-        if (await purgeFile(deps, file.instanceId, file.address, file.fileId)) purged++;
+        if (await purgeFile(deps, file.instanceId, file.address, file.fileId, SYSTEM)) purged++;
       }
       if (batch.length < batchSize) return { purged };
     }

@@ -1,6 +1,6 @@
 // upload-sweep: removes uploads never completed within UPLOAD_DEADLINE (CONTRACT §2) — bytes, row and
 // permissions. Idempotent: a file removed by an earlier run is simply no longer found.
-import type { FileRepository } from '@pds/db';
+import { SYSTEM, type FileRepository } from '@pds/db';
 
 export interface UploadSweepDeps {
   files: FileRepository;
@@ -26,7 +26,7 @@ export function uploadSweepProcessor(deps: UploadSweepDeps) {
       const batch = await deps.files.abandonedUploads(cutoff, batchSize);
       for (const upload of batch) {
         const removeBytes = () => deps.store.remove(deps.objectKey(upload.address, upload.fileId));
-        if (await deps.files.removeAbandoned(upload.instanceId, upload.fileId, cutoff, removeBytes)) removed++;
+        if (await deps.files.removeAbandoned(upload.instanceId, upload.fileId, cutoff, removeBytes, SYSTEM)) removed++;
       }
       if (batch.length < batchSize) return deps.leftovers ? { removed, leftovers: await deps.leftovers() } : { removed };
     }

@@ -54,13 +54,17 @@ export class UserService {
   async create(tenant: ResolvedInstance, caller: Caller, input: NewUserInput): Promise<User> {
     requireOwner(caller);
     const passwordHash = await hashPassword(input.password as string);
-    const user = await this.users.create(tenant.instance.id, {
-      username: input.username,
-      email: input.email,
-      fullName: input.fullName,
-      passwordHash,
-      kind: 'user',
-    });
+    const user = await this.users.create(
+      tenant.instance.id,
+      {
+        username: input.username,
+        email: input.email,
+        fullName: input.fullName,
+        passwordHash,
+        kind: 'user',
+      },
+      caller.actor,
+    );
     if (!user) throw ApiError.conflict(`The username ${input.username} is taken`);
     return user;
   }
@@ -74,7 +78,7 @@ export class UserService {
     requireOwner(caller);
     const instanceId = tenant.instance.id;
     await this.managed(instanceId, input.userId);
-    const user = await this.users.setDisabled(instanceId, input.userId, !input.enabled);
+    const user = await this.users.setDisabled(instanceId, input.userId, !input.enabled, caller.actor);
     if (!user) throw ApiError.notFound(`User ${input.userId} not found`);
     return user;
   }
@@ -84,7 +88,7 @@ export class UserService {
     const { userId: named, email, fullName } = input.update;
     if (named !== undefined && named !== input.userId) throw ApiError.badRequest(`userId: must be the path's user id ${input.userId}`);
     await this.managed(tenant.instance.id, input.userId);
-    const user = await this.users.updateDetails(tenant.instance.id, input.userId, { email, fullName });
+    const user = await this.users.updateDetails(tenant.instance.id, input.userId, { email, fullName }, caller.actor);
     if (!user) throw ApiError.notFound(`User ${input.userId} not found`);
     return user;
   }
@@ -93,7 +97,7 @@ export class UserService {
     requireOwner(caller);
     const instanceId = tenant.instance.id;
     await this.managed(instanceId, input.userId);
-    if (!(await this.users.delete(instanceId, input.userId))) throw ApiError.notFound(`User ${input.userId} not found`);
+    if (!(await this.users.delete(instanceId, input.userId, caller.actor))) throw ApiError.notFound(`User ${input.userId} not found`);
   }
 
   /** A plain user account of this instance: the owner's and apps' accounts are not managed here. */
