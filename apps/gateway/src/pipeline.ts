@@ -78,27 +78,17 @@ export class GatewayPipeline implements Pipeline<Context<Access>> {
     return { client, tenant, caller };
   }
 
-  /** Notes the read a route declares (`read`) for the owner's activity log, answered or refused. */
-  async around(
-    context: Context<Access>,
-    route: AnyRoute,
-    input: unknown,
-    handle: () => Promise<Reply | undefined>,
-  ): Promise<Reply | undefined> {
+  /** Runs the handler, and notes the read a route declares (`read`) for the owner's activity log, answered or refused. */
+  async handle(context: Context<Access>, route: AnyRoute, input: unknown): Promise<Reply | undefined> {
     const read = (route as GatewayRoute).read;
-    if (!read || !('tenant' in context)) return handle();
-    const actor = actorOf(context);
-    const note = (reply: Reply | undefined) => {
-      const noted = read(input as ReadInput, reply);
-      if (noted) this.deps.reads.note(context.tenant.instance.id, actor, noted);
-    };
+    if (!read || !('tenant' in context)) return route.handle(input);
+    let reply: Reply | undefined;
     try {
-      const reply = await handle();
-      note(reply);
+      reply = await route.handle(input);
       return reply;
-    } catch (error) {
-      note(undefined);
-      throw error;
+    } finally {
+      const noted = read(input as ReadInput, reply);
+      if (noted) this.deps.reads.note(context.tenant.instance.id, actorOf(context), noted);
     }
   }
 
