@@ -2,15 +2,13 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Redis } from 'ioredis';
-import { createGatewayDb } from '@pds/db';
-import { createLogger } from '@pds/runtime';
-import { createApp, type Gateway } from '@pds/gateway';
-import { callerRequests, requireEnv } from '../../../test/support/gateway';
+import type { Gateway } from '@pds/gateway';
+import { callerRequests } from '../../../test/support/gateway';
 import { useGateway } from '../../../test/support/use-gateway';
 import { staticDexKey } from '../src/apps/dex-keys';
 import { appRecord, installApp } from './apps-fixtures';
 import { uploadFile } from './files-support';
+import { startPeer } from './peer-gateway';
 
 let b: { gateway: Gateway; server: Server; close(): Promise<void> };
 afterAll(() => b.close());
@@ -22,20 +20,7 @@ const as = (who: { token: string }) => callerRequests(gw.app, who, alice.address
 
 /** Gateway B: another gateway process of the cluster (same database), serving on a port of its own. */
 async function peer() {
-  const db = createGatewayDb(gw.databaseUrl, { max: 3 });
-  const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
-  const gateway = createApp({
-    config: gw.config,
-    db,
-    redis,
-    logger: createLogger({ level: 'silent' }),
-    masterKey: gw.config.MASTER_KEY as Buffer,
-    dexRegistration: gw.dexRegistration,
-    clock: gw.clock,
-    redisPrefix: gw.redisPrefix,
-    blobStore: gw.blobStore,
-    dexKeys: staticDexKey(dex.publicKey),
-  });
+  const { gateway, close } = startPeer(gw, { dexKeys: staticDexKey(dex.publicKey) });
   const server = http.createServer(gateway.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -44,9 +29,7 @@ async function peer() {
     close: async () => {
       gateway.endStreams();
       await new Promise((resolve) => server.close(resolve));
-      await gateway.close();
-      redis.disconnect();
-      await db.$disconnect();
+      await close();
     },
   };
 }

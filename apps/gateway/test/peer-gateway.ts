@@ -1,22 +1,25 @@
-// A second gateway of a test gateway's cluster: the same database and Redis channel, caches of its own,
-// for "every gateway refuses from its next request". Its connections close through `closers`.
+// A second gateway of a test gateway's cluster: the same database, Redis and store, caches and
+// connections of its own, for "every gateway refuses from its next request" and for events that cross
+// gateways.
 import type { RequestListener } from 'node:http';
 import { Redis } from 'ioredis';
 import { createGatewayDb } from '@pds/db';
 import { createLogger } from '@pds/runtime';
-import { createApp } from '@pds/gateway';
+import { createApp, type Gateway, type GatewayDeps } from '@pds/gateway';
 import { requireEnv, type TestGateway } from '../../../test/support/gateway';
 
-export function peerGateway(gw: TestGateway, closers: (() => Promise<void>)[]): RequestListener {
-  const db = createGatewayDb(gw.databaseUrl, { max: 2 });
+export interface Peer {
+  gateway: Gateway;
+  /** Ends its event streams, then the gateway and its connections. */
+  close(): Promise<void>;
+}
+
+/** A peer of `gw`; `extra` adds or replaces what it is made with (the dex key, say). */
+export function startPeer(gw: TestGateway, extra: Partial<GatewayDeps> = {}): Peer {
+  const db = createGatewayDb(gw.databaseUrl, { max: 3 });
   const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
   const subscriber = redis.duplicate();
-  closers.push(async () => {
-    subscriber.disconnect();
-    redis.disconnect();
-    await db.$disconnect();
-  });
-  return createApp({
+  const gateway = createApp({
     config: gw.config,
     db,
     redis,
@@ -27,5 +30,23 @@ export function peerGateway(gw: TestGateway, closers: (() => Promise<void>)[]): 
     clock: gw.clock,
     redisPrefix: gw.redisPrefix,
     blobStore: gw.blobStore,
-  }).app;
+    ...extra,
+  });
+  return {
+    gateway,
+    close: async () => {
+      gateway.endStreams();
+      await gateway.close();
+      subscriber.disconnect();
+      redis.disconnect();
+      await db.$disconnect();
+    },
+  };
+}
+
+/** A peer's request handler; its close joins `closers`. */
+export function peerGateway(gw: TestGateway, closers: (() => Promise<void>)[]): RequestListener {
+  const peer = startPeer(gw);
+  closers.push(() => peer.close());
+  return peer.gateway.app;
 }
