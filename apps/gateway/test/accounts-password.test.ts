@@ -178,27 +178,19 @@ describe('password reset by e-mail', () => {
   });
 });
 
+/** POST /control/v2/auth/password on carol's instance with `token`. */
+const changePassword = (token: string, body: { password?: string; newPassword: string }) =>
+  request(gw.app).post('/control/v2/auth/password').set('Host', owners.carol.address).set('X-Auth-Token', token).send(body);
+
 describe('password change', () => {
   it('needs the current password: a wrong or missing one is 403 and changes nothing', async () => {
     const carol = owners.carol;
-    const wrong = await request(gw.app)
-      .post('/control/v2/auth/password')
-      .set('Host', carol.address)
-      .set('X-Auth-Token', carol.token)
-      .send({ password: 'not-my-password-at-all', newPassword: NEW_PASSWORD });
+    const wrong = await changePassword(carol.token, { password: 'not-my-password-at-all', newPassword: NEW_PASSWORD });
     expect(wrong.status).toBe(403);
     expect(wrong.body).toMatchObject({ message: 'Invalid password', cause: 'Old password invalid' });
-    const missing = await request(gw.app)
-      .post('/control/v2/auth/password')
-      .set('Host', carol.address)
-      .set('X-Auth-Token', carol.token)
-      .send({ newPassword: NEW_PASSWORD });
+    const missing = await changePassword(carol.token, { newPassword: NEW_PASSWORD });
     expect(missing.status).toBe(403);
-    const weak = await request(gw.app)
-      .post('/control/v2/auth/password')
-      .set('Host', carol.address)
-      .set('X-Auth-Token', carol.token)
-      .send({ password: STRONG_PASSWORD, newPassword: 'simple' });
+    const weak = await changePassword(carol.token, { password: STRONG_PASSWORD, newPassword: 'simple' });
     expect(weak.status).toBe(400);
     expect((await login(carol.address, 'carol', STRONG_PASSWORD)).status).toBe(200);
     expect((await validate(carol.address, carol.token)).status).toBe(200);
@@ -208,11 +200,7 @@ describe('password change', () => {
     const carol = owners.carol;
     const dave = await addUser(gw.app, carol, 'dave');
     expect((await validate(carol.address, dave.token, peer)).status).toBe(200);
-    const changed = await request(gw.app)
-      .post('/control/v2/auth/password')
-      .set('Host', carol.address)
-      .set('X-Auth-Token', dave.token)
-      .send({ password: STRONG_PASSWORD, newPassword: NEW_PASSWORD });
+    const changed = await changePassword(dave.token, { password: STRONG_PASSWORD, newPassword: NEW_PASSWORD });
     expect(changed.status).toBe(200);
     expect(changed.body).toEqual({ message: 'Password changed' });
     expect(await msUntilRefused(peer, carol.address, dave.token)).toBeLessThan(1000);
@@ -240,11 +228,7 @@ describe('log out everywhere', () => {
 
   it('ends a session begun in the same second as an earlier password change (the test clock never moves)', async () => {
     const carol = owners.carol;
-    const changed = await request(gw.app)
-      .post('/control/v2/auth/password')
-      .set('Host', carol.address)
-      .set('X-Auth-Token', carol.token)
-      .send({ password: STRONG_PASSWORD, newPassword: NEW_PASSWORD });
+    const changed = await changePassword(carol.token, { password: STRONG_PASSWORD, newPassword: NEW_PASSWORD });
     expect(changed.status).toBe(200);
     const session = changed.headers['x-auth-token'] as string;
     expect((await validate(carol.address, session)).status).toBe(200);
