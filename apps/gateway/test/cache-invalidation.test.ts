@@ -5,14 +5,13 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import type { RequestListener } from 'node:http';
-import { createGatewayDb, UserRepository } from '@pds/db';
-import { createLogger } from '@pds/runtime';
-import { createApp } from '@pds/gateway';
-import { addUser, requireEnv, signUp, STRONG_PASSWORD } from '../../../test/support/gateway';
+import { UserRepository } from '@pds/db';
+import { addUser, signUp, STRONG_PASSWORD } from '../../../test/support/gateway';
 import { useGateway } from '../../../test/support/use-gateway';
 import { appRecord, installApp } from './apps-fixtures';
 import { call, uploadFile } from './files-support';
 import { staticDexKey } from '../src/apps/dex-keys';
+import { startPeer } from './peer-gateway';
 
 const closers: (() => Promise<void>)[] = [];
 // Declared before useGateway's, as hooks run in the order declared: the peers let go of the database
@@ -25,28 +24,9 @@ const owner = owners.alice;
 
 /** Another gateway of the same cluster: same database and key prefix, Redis connections of its own. */
 function peer(options: { subscribed: boolean }): { app: RequestListener; subscriber?: Redis } {
-  const db = createGatewayDb(a.databaseUrl, { max: 2 });
-  const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
-  const subscriber = options.subscribed ? redis.duplicate() : undefined;
-  const { app } = createApp({
-    config: a.config,
-    db,
-    redis,
-    subscriber,
-    logger: createLogger({ level: 'silent' }),
-    masterKey: a.config.MASTER_KEY as Buffer,
-    dexRegistration: a.dexRegistration,
-    clock: a.clock,
-    redisPrefix: a.redisPrefix,
-    blobStore: a.blobStore,
-    dexKeys: staticDexKey(dex.publicKey),
-  });
-  closers.push(async () => {
-    subscriber?.disconnect();
-    redis.disconnect();
-    await db.$disconnect();
-  });
-  return { app, subscriber };
+  const { gateway, subscriber, close } = startPeer(a, { dexKeys: staticDexKey(dex.publicKey) }, options);
+  closers.push(close);
+  return { app: gateway.app, subscriber };
 }
 
 const validate = (app: RequestListener, host: string, token: string) =>

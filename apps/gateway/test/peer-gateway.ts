@@ -10,15 +10,20 @@ import { requireEnv, type TestGateway } from '../../../test/support/gateway';
 
 export interface Peer {
   gateway: Gateway;
+  /** Its connection for cache invalidation; absent for a peer made without one (`subscribed: false`). */
+  subscriber?: Redis;
   /** Ends its event streams, then the gateway and its connections. */
   close(): Promise<void>;
 }
 
-/** A peer of `gw`; `extra` adds or replaces what it is made with (the dex key, say). */
-export function startPeer(gw: TestGateway, extra: Partial<GatewayDeps> = {}): Peer {
+/**
+ * A peer of `gw`; `extra` adds or replaces what it is made with (the dex key, say). `subscribed: false`
+ * makes one that hears no cache invalidation.
+ */
+export function startPeer(gw: TestGateway, extra: Partial<GatewayDeps> = {}, { subscribed = true } = {}): Peer {
   const db = createGatewayDb(gw.databaseUrl, { max: 3 });
   const redis = new Redis(requireEnv('TEST_REDIS_URL'), { maxRetriesPerRequest: 2 });
-  const subscriber = redis.duplicate();
+  const subscriber = subscribed ? redis.duplicate() : undefined;
   const gateway = createApp({
     config: gw.config,
     db,
@@ -34,10 +39,11 @@ export function startPeer(gw: TestGateway, extra: Partial<GatewayDeps> = {}): Pe
   });
   return {
     gateway,
+    subscriber,
     close: async () => {
       gateway.endStreams();
       await gateway.close();
-      subscriber.disconnect();
+      subscriber?.disconnect();
       redis.disconnect();
       await db.$disconnect();
     },
