@@ -2,7 +2,9 @@
 -- Run once, with psql on the coordinator, on a database migrated to 20261125155932_citus_ready or later and
 -- before any gateway starts:
 --   psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -f prisma/citus/distribute.sql
--- "Instance" and "RetiredAddress" become reference tables (a copy on every node); every other table is distributed by
+-- "Instance", "RetiredAddress" and the operator console's tables ("Operator", "ConsoleSession", "AuditEntry": the
+-- cluster's own, no instance's; written only by an operator's rare actions) become reference tables (a copy on every
+-- node); every other table is distributed by
 -- "instanceId" and colocated with "User", so one instance's rows of every table live on one node.
 -- Citus will not distribute a table that a local table still references, so the foreign keys are saved,
 -- dropped, and added again, unchanged, once every table is distributed.
@@ -43,6 +45,12 @@ SELECT create_distributed_table('"ReadActivity"', 'instanceId', colocate_with =>
 SELECT create_distributed_table('"Webhook"', 'instanceId', colocate_with => '"User"');
 SELECT create_reference_table('"RetiredAddress"');
 SELECT create_distributed_table('"PortabilityJob"', 'instanceId', colocate_with => '"User"');
+SELECT create_distributed_table('"ShareLink"', 'instanceId', colocate_with => '"User"');
+SELECT create_distributed_table('"ShareLinkFile"', 'instanceId', colocate_with => '"User"');
+SELECT create_distributed_table('"FileUpload"', 'instanceId', colocate_with => '"User"');
+SELECT create_reference_table('"Operator"');
+SELECT create_reference_table('"ConsoleSession"');
+SELECT create_reference_table('"AuditEntry"');
 
 DO $$
 DECLARE fk record;

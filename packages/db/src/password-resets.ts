@@ -1,14 +1,14 @@
 // Password-reset links: one per account at most (a new request replaces the old one), stored as the
 // SHA-256 of the token, deleted by its use. Expiry is compared with the caller's clock (tests move it).
 import type { GatewayDb } from './clients';
-import { sqlOn, type Sql } from './sql';
-import { LATER_THAN_EVERY_SESSION, type AccountsChanged } from './users';
+import { sqlOn, transaction, type Sql } from './sql';
+import { endSessionsBefore, type AccountsChanged } from './users';
 
 export class PasswordResetRepository {
   private readonly sql: Sql;
 
   constructor(
-    db: GatewayDb,
+    private readonly db: GatewayDb,
     private readonly changed: AccountsChanged = async () => undefined,
   ) {
     this.sql = sqlOn(db.pool);
@@ -44,15 +44,16 @@ export class PasswordResetRepository {
     passwordHash: string,
     tokensValidAfter: Date,
   ): Promise<{ id: string; tokensValidAfter: Date } | null> {
-    const [row] = await this.sql.prepared<{ id: string; tokensValidAfter: Date }>(
-      `WITH used AS (
-         DELETE FROM "PasswordReset" WHERE "instanceId" = $1::uuid AND "tokenHash" = $2 AND "expiresAt" > $3::timestamptz RETURNING "userId"
-       )
-       UPDATE "User" SET "passwordHash" = $4, "tokensValidAfter" = ${LATER_THAN_EVERY_SESSION('$5')}
-       FROM used WHERE "User"."instanceId" = $1::uuid AND "User"."id" = used."userId" RETURNING "User"."id", "User"."tokensValidAfter"`,
-      [instanceId, tokenHash, now, passwordHash, tokensValidAfter],
-    );
+    const row = await transaction(this.db.pool, async (tx) => {
+      const [used] = await tx.prepared<{ userId: string }>(
+        `DELETE FROM "PasswordReset" WHERE "instanceId" = $1::uuid AND "tokenHash" = $2 AND "expiresAt" > $3::timestamptz RETURNING "userId"`,
+        [instanceId, tokenHash, now],
+      );
+      if (!used) return null;
+      const after = await endSessionsBefore(tx, instanceId, used.userId, tokensValidAfter, passwordHash);
+      return after && { id: used.userId, tokensValidAfter: after };
+    });
     if (row) await this.changed(instanceId);
-    return row ?? null;
+    return row;
   }
 }

@@ -3,7 +3,7 @@
 // reads right after its write still see it. Every other statement goes to the primary.
 import type pg from 'pg';
 import type { GatewayDb } from './clients';
-import { transaction, type Sql } from './sql';
+import { transaction, type TransactionStatements } from './sql';
 
 /**
  * Which instances wrote recently. `wrote` is awaited before a write is answered, so a read the caller
@@ -75,7 +75,7 @@ export class ReadRouting {
   }
 
   /** A write transaction of this instance, marked once committed. */
-  transaction<T>(instanceId: string, work: (tx: Sql) => Promise<T>): Promise<T> {
+  transaction<T>(instanceId: string, work: (tx: TransactionStatements) => Promise<T>): Promise<T> {
     return this.written(instanceId, transaction(this.db.pool, work));
   }
 }

@@ -2,6 +2,9 @@
 // value a bound parameter. Prisma keeps the schema and the migrations only; its client compiles each
 // query again and cost several times the query itself (docs/performance.md, "One query path").
 import type pg from 'pg';
+import { sendBatch, type Answer, type Statement } from './batch';
+
+export type { Answer, Statement };
 
 /** Runs one parameterised statement and returns its rows; `$1`… placeholders. */
 export type Rows = <R>(text: string, values: unknown[]) => Promise<R[]>;
@@ -14,6 +17,12 @@ export interface Sql {
   plain: Rows;
   /** A fixed text's number of rows written (UPDATE, DELETE, INSERT … ON CONFLICT DO NOTHING). */
   count(text: string, values: unknown[]): Promise<number>;
+  /**
+   * Fixed texts sent together in one round trip (batch.ts), each answered in order: on the pool, as one
+   * transaction of their own; in a transaction, as part of it. Rejects with the first error, after
+   * which none of them took effect.
+   */
+  batch(statements: Statement[]): Promise<Answer[]>;
 }
 
 /** Told every statement text before it is sent; for tests that check what the product sends. */
@@ -38,38 +47,105 @@ function nameOf(text: string): string {
   return name;
 }
 
-type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+/** A fixed text and its values as a batch takes it: prepared under the text's name. */
+export function statement(text: string, values: unknown[]): Statement {
+  return { name: nameOf(text), text, values };
+}
 
-/** Statements on a pool (each on whichever connection is free) or on one client. */
-export function sqlOn(on: Queryable): Sql {
+const BEGIN = statement('BEGIN', []);
+const COMMIT = statement('COMMIT', []);
+
+/** Statements on a pool: each on whichever connection is free, a batch as a transaction of its own. */
+export function sqlOn(pool: pg.Pool): Sql {
   const send = (config: pg.QueryConfig) => {
     listener?.(config.text);
-    return on.query(config);
+    return pool.query(config);
   };
   return {
     prepared: async <R>(text: string, values: unknown[]) => (await send({ name: nameOf(text), text, values })).rows as R[],
     plain: async <R>(text: string, values: unknown[]) => (await send({ text, values })).rows as R[],
     count: async (text, values) => (await send({ name: nameOf(text), text, values })).rowCount ?? 0,
+    batch: (statements) => transaction(pool, (tx) => tx.finish(statements)),
   };
 }
 
 /**
- * Runs `work` in one transaction on one pooled client: COMMIT when it resolves, ROLLBACK when it
- * throws. The client always goes back to the pool; one whose ROLLBACK failed (a broken connection)
- * is discarded instead of being handed to the next caller mid-transaction.
+ * Statements of one transaction on one client. BEGIN goes out with the first of them rather than in a
+ * round trip of its own; `finish` sends COMMIT with the last batch. Methods, not closures made per
+ * transaction (tsx, which `pnpm start` runs, names each closure it makes at run time).
  */
-export async function transaction<T>(pool: pg.Pool, work: (tx: Sql) => Promise<T>): Promise<T> {
+class TransactionSql implements Sql {
+  begun = false;
+  committed = false;
+
+  constructor(private readonly client: pg.PoolClient) {}
+
+  async prepared<R>(text: string, values: unknown[]): Promise<R[]> {
+    return (await this.one(statement(text, values))).rows as R[];
+  }
+
+  async count(text: string, values: unknown[]): Promise<number> {
+    return (await this.one(statement(text, values))).rowCount;
+  }
+
+  batch(statements: Statement[]): Promise<Answer[]> {
+    return this.send(statements, false);
+  }
+
+  async plain<R>(text: string, values: unknown[]): Promise<R[]> {
+    if (!this.begun) await this.send([], false);
+    listener?.(text);
+    return (await this.client.query({ text, values })).rows as R[];
+  }
+
+  /** The statements, then COMMIT, in one round trip. */
+  async finish(statements: Statement[]): Promise<Answer[]> {
+    const answers = await this.send([...statements, COMMIT], true);
+    return answers.slice(0, statements.length);
+  }
+
+  private async one(query: Statement): Promise<Answer> {
+    const [answer] = await this.send([query], false);
+    return answer as Answer;
+  }
+
+  private async send(statements: Statement[], commit: boolean): Promise<Answer[]> {
+    for (const { text } of statements) listener?.(text);
+    const first = !this.begun;
+    this.begun = true;
+    if (commit) this.committed = true;
+    const answers = await sendBatch(this.client, first ? [BEGIN, ...statements] : statements);
+    return first ? answers.slice(1) : answers;
+  }
+}
+
+/** A transaction's statements, with `finish`: its last statements sent with the COMMIT. */
+export interface TransactionStatements extends Sql {
+  finish(statements: Statement[]): Promise<Answer[]>;
+}
+
+/**
+ * Runs `work` in one transaction on one pooled client: COMMIT when it resolves (unless `work` sent it
+ * with its last statements through `finish`), ROLLBACK when it throws. The client always goes back to
+ * the pool; one whose ROLLBACK failed (a broken connection) is discarded instead of being handed to the
+ * next caller mid-transaction.
+ */
+export async function transaction<T>(pool: pg.Pool, work: (tx: TransactionStatements) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  const tx = new TransactionSql(client);
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
-    const result = await work(sqlOn(client));
-    await client.query('COMMIT');
+    const result = await work(tx);
+    if (tx.begun && !tx.committed) await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch((rollbackError: Error) => {
-      broken = rollbackError;
-    });
+    // Also after a failed `finish`: its COMMIT may not have run. Without a transaction open, ROLLBACK
+    // only warns.
+    if (tx.begun) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+    }
     throw error;
   } finally {
     client.release(broken);
@@ -91,3 +167,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
+
+/** A LIKE pattern matching `text` anywhere: its own wildcards escaped, so `50%_off` matches itself only (with ESCAPE '\\'). */
+export const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { User as UserModel, UserKind } from './generated/gateway/client';
-import { eventCte, eventValues, type Actor } from './outbox';
-import { isUuid, sqlOn, type Sql } from './sql';
+import { commitWithEvents, type Actor, type NewEvent } from './outbox';
+import { isUuid, sqlOn, transaction, type Sql } from './sql';
 
 export const USER_COLUMNS = `"id", "instanceId", "username", "email", "fullName", "passwordHash", "kind", "disabled", "createdAt", "tokensValidAfter", "totpEnabled"`;
 
@@ -14,30 +14,15 @@ export const INSERT_USER = `INSERT INTO "User" ("instanceId", "id", "username", 
   VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8::timestamptz)
   ON CONFLICT ("instanceId", "username") DO NOTHING RETURNING ${USER_COLUMNS}`;
 
-const USER_OBJECT = `jsonb_build_object('userId', "id", 'username', "username", 'kind', "kind")`;
+/** An account event's object. */
+const userEvent = (type: string, user: Pick<User, 'id' | 'username' | 'kind'>): NewEvent => ({
+  type,
+  object: { userId: user.id, username: user.username, kind: user.kind },
+});
 
-/** `INSERT_USER` with its event (outbox.ts): the owner's account is created with its instance, without one. */
-const CREATE_USER = `WITH "created" AS (${INSERT_USER}),
-  ${eventCte('"created"', `'user.created'`, USER_OBJECT, 9)}
-  SELECT * FROM "created"`;
-
-/** An account changed by `set`; $1 instance, $2 id, then set's values, then the event's from `first` on. */
-const changeUser = (set: string, type: string, first: number) => `WITH "changed" AS (
-    UPDATE "User" SET ${set} WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING ${USER_COLUMNS}
-  ),
-  ${eventCte('"changed"', type, USER_OBJECT, first)}
-  SELECT * FROM "changed"`;
-
-const SET_DISABLED = changeUser(`"disabled" = $3`, `CASE WHEN $3 THEN 'user.disabled' ELSE 'user.enabled' END`, 4);
 /** The owner's own details are the instance's settings. */
-const UPDATE_DETAILS = changeUser(
-  `"email" = CASE WHEN $4 THEN $3 ELSE "email" END, "fullName" = CASE WHEN $6 THEN $5 ELSE "fullName" END`,
-  `CASE WHEN "kind" = 'owner' THEN 'settings.changed' ELSE 'user.updated' END`,
-  7,
-);
-const DELETE_USER = `WITH "removed" AS (DELETE FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING "id", "username", "kind"),
-  ${eventCte('"removed"', `'user.deleted'`, USER_OBJECT, 3)}
-  SELECT count(*)::int AS "count" FROM "removed"`;
+const UPDATE_DETAILS = `UPDATE "User" SET "email" = CASE WHEN $4 THEN $3 ELSE "email" END, "fullName" = CASE WHEN $6 THEN $5 ELSE "fullName" END
+  WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING ${USER_COLUMNS}`;
 
 /**
  * What every authenticated request checks of the account behind its token, and all a gateway caches
@@ -56,19 +41,42 @@ export interface NewUser {
   kind: UserKind;
 }
 
-/** Every method takes the instance id first: no query can reach another instance's accounts. */
 /**
- * The new "tokens valid after" instant: the one asked for, or a second past the stored one when that is
- * later. A token is dated no earlier than the stored instant (AuthService.issue), so a session begun
- * just after an earlier change, in the same second, must still end with this one.
+ * Moves the account's "tokens valid after" to `requested`, or a second past the stored instant when that is
+ * later, in the transaction `tx` (the row locked first), and sets the password hash when one is given; the
+ * instant stored, or null when there is no such account. A token is dated no earlier than the stored
+ * instant (AuthService.issue), so a session begun just after an earlier change, in the same second, must
+ * still end with this one. Computed here rather than in the UPDATE: timestamptz + interval is STABLE, which
+ * Citus does not evaluate on a column.
  */
-export const LATER_THAN_EVERY_SESSION = (param: string) => `GREATEST(${param}::timestamptz, "tokensValidAfter" + interval '1 second')`;
+export async function endSessionsBefore(
+  tx: Sql,
+  instanceId: string,
+  id: string,
+  requested: Date,
+  passwordHash?: string,
+): Promise<Date | null> {
+  const [row] = await tx.prepared<{ tokensValidAfter: Date | null }>(
+    `SELECT "tokensValidAfter" FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid FOR UPDATE`,
+    [instanceId, id],
+  );
+  if (!row) return null;
+  const after = new Date(Math.max(requested.getTime(), (row.tokensValidAfter?.getTime() ?? 0) + 1000));
+  // The column keeps whole seconds: the instant as stored is the one tokens are dated against.
+  const [stored] = await tx.prepared<{ tokensValidAfter: Date }>(
+    `UPDATE "User" SET "tokensValidAfter" = $3::timestamptz, "passwordHash" = coalesce($4, "passwordHash")
+     WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING "tokensValidAfter"`,
+    [instanceId, id, after, passwordHash ?? null],
+  );
+  return stored!.tokensValidAfter;
+}
 
+/** Every method takes the instance id first: no query can reach another instance's accounts. */
 export class UserRepository {
   private readonly sql: Sql;
 
   constructor(
-    db: GatewayDb,
+    private readonly db: GatewayDb,
     private readonly changed: AccountsChanged = async () => undefined,
   ) {
     this.sql = sqlOn(db.pool);
@@ -116,40 +124,35 @@ export class UserRepository {
    */
   async setPassword(instanceId: string, id: string, passwordHash: string, tokensValidAfter: Date): Promise<Date | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.sql.prepared<{ tokensValidAfter: Date }>(
-      `UPDATE "User" SET "passwordHash" = $3, "tokensValidAfter" = ${LATER_THAN_EVERY_SESSION('$4')}
-       WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING "tokensValidAfter"`,
-      [instanceId, id, passwordHash, tokensValidAfter],
-    );
-    if (row) await this.changed(instanceId);
-    return row?.tokensValidAfter ?? null;
+    const after = await transaction(this.db.pool, (tx) => endSessionsBefore(tx, instanceId, id, tokensValidAfter, passwordHash));
+    if (after) await this.changed(instanceId);
+    return after;
   }
 
   /** Ends every session of the account begun before `tokensValidAfter` ("log out everywhere"). */
   async endSessions(instanceId: string, id: string, tokensValidAfter: Date): Promise<boolean> {
     if (!isUuid(id)) return false;
-    const count = await this.sql.count(
-      `UPDATE "User" SET "tokensValidAfter" = ${LATER_THAN_EVERY_SESSION('$3')} WHERE "instanceId" = $1::uuid AND "id" = $2::uuid`,
-      [instanceId, id, tokensValidAfter],
-    );
-    if (count > 0) await this.changed(instanceId);
-    return count > 0;
+    const after = await transaction(this.db.pool, (tx) => endSessionsBefore(tx, instanceId, id, tokensValidAfter));
+    if (after) await this.changed(instanceId);
+    return after !== null;
   }
 
   /** Null when the username is taken in this instance. */
   async create(instanceId: string, user: NewUser, actor: Actor): Promise<User | null> {
-    const [row] = await this.sql.prepared<User>(CREATE_USER, [
-      instanceId,
-      randomUUID(),
-      user.username,
-      user.email ?? null,
-      user.fullName ?? null,
-      user.passwordHash ?? null,
-      user.kind,
-      new Date(),
-      ...eventValues(actor),
-    ]);
-    return row ?? null;
+    return transaction(this.db.pool, async (tx) => {
+      const [row] = await tx.prepared<User>(INSERT_USER, [
+        instanceId,
+        randomUUID(),
+        user.username,
+        user.email ?? null,
+        user.fullName ?? null,
+        user.passwordHash ?? null,
+        user.kind,
+        new Date(),
+      ]);
+      if (row) await commitWithEvents(tx, instanceId, [userEvent('user.created', row)], actor);
+      return row ?? null;
+    });
   }
 
   list(instanceId: string): Promise<User[]> {
@@ -161,7 +164,14 @@ export class UserRepository {
   /** Null when no such user. */
   async setDisabled(instanceId: string, id: string, disabled: boolean, actor: Actor): Promise<User | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.sql.prepared<User>(SET_DISABLED, [instanceId, id, disabled, ...eventValues(actor)]);
+    const row = await transaction(this.db.pool, async (tx) => {
+      const [changed] = await tx.prepared<User>(
+        `UPDATE "User" SET "disabled" = $3 WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING ${USER_COLUMNS}`,
+        [instanceId, id, disabled],
+      );
+      if (changed) await commitWithEvents(tx, instanceId, [userEvent(disabled ? 'user.disabled' : 'user.enabled', changed)], actor);
+      return changed;
+    });
     if (!row) return null;
     await this.changed(instanceId);
     return row;
@@ -175,23 +185,31 @@ export class UserRepository {
     actor: Actor,
   ): Promise<User | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.sql.prepared<User>(UPDATE_DETAILS, [
-      instanceId,
-      id,
-      details.email ?? null,
-      details.email !== undefined,
-      details.fullName ?? null,
-      details.fullName !== undefined,
-      ...eventValues(actor),
-    ]);
-    return row ?? null;
+    return transaction(this.db.pool, async (tx) => {
+      const [row] = await tx.prepared<User>(UPDATE_DETAILS, [
+        instanceId,
+        id,
+        details.email ?? null,
+        details.email !== undefined,
+        details.fullName ?? null,
+        details.fullName !== undefined,
+      ]);
+      if (row) await commitWithEvents(tx, instanceId, [userEvent(row.kind === 'owner' ? 'settings.changed' : 'user.updated', row)], actor);
+      return row ?? null;
+    });
   }
 
   async delete(instanceId: string, id: string, actor: Actor): Promise<boolean> {
     if (!isUuid(id)) return false;
-    const [row] = await this.sql.prepared<{ count: number }>(DELETE_USER, [instanceId, id, ...eventValues(actor)]);
-    const count = row?.count ?? 0;
-    if (count > 0) await this.changed(instanceId);
-    return count > 0;
+    const removed = await transaction(this.db.pool, async (tx) => {
+      const [row] = await tx.prepared<Pick<User, 'id' | 'username' | 'kind'>>(
+        `DELETE FROM "User" WHERE "instanceId" = $1::uuid AND "id" = $2::uuid RETURNING "id", "username", "kind"`,
+        [instanceId, id],
+      );
+      if (row) await commitWithEvents(tx, instanceId, [userEvent('user.deleted', row)], actor);
+      return row !== undefined;
+    });
+    if (removed) await this.changed(instanceId);
+    return removed;
   }
 }
