@@ -11,13 +11,22 @@ import request from 'supertest';
 import { loadConfigFor, type ClusterConfig } from '@pds/config';
 import { startDex, startDexWorker, type RunningDex } from '@pds/dex';
 import { startGateway, startGatewayWorker, type RunningGateway } from '@pds/gateway';
-import { blockingRedis, QUEUE_NAMES, QueueUnavailableError, requestRedis, runQueue, thumbnailProducer } from '@pds/queue';
+import {
+  blockingRedis,
+  QUEUE_NAMES,
+  QueueUnavailableError,
+  REQUEST_BUDGET_MS,
+  requestRedis,
+  runQueue,
+  thumbnailProducer,
+} from '@pds/queue';
 import type { Stoppable } from '@pds/runtime';
 import { freePort, waitForPort } from '../scripts/lib/ports';
 import { migrate } from '../scripts/lib/prisma';
 import { eventually } from './support/dex';
 import { CLUSTER, requireEnv, signUp, startTestGateway, STRONG_PASSWORD, type TestGateway } from './support/gateway';
 import { PrivatePostgres, PrivateRedisCluster, REDIS_KINDS, type RedisUnderTest } from './support/private-services';
+import { slowProxy, type SlowProxy } from './support/slow-proxy';
 import { createDatabaseFrom } from './support/templates';
 
 jest.setTimeout(120_000);
@@ -287,7 +296,9 @@ describe('failover of a Redis Cluster master under load', () => {
       `\nfailover: ${acknowledged.size} jobs acknowledged, ${retriedIds} after a retry; jobs ran again ${flowingAfterMs} ms after the kill\n`,
     );
 
-    // A change on one gateway still reaches the other within 1 s after the failover.
+    // A change on one gateway still reaches the other within 1 s after the failover: once every slot has
+    // its new master (jobs flowing shows one slot's; a log-in's rate-limit key may live on another, still 503).
+    await cluster.settled();
     const erin = await userToDisable('erin', gatewayA, gatewayB);
     expect(await erin.disable()).toBeLessThanOrEqual(1000);
 
@@ -495,5 +506,87 @@ describe('kill -9 of the worker mid-job', () => {
       20_000,
     );
     expect(Date.now() - restarted).toBeLessThan(10_000);
+  });
+});
+
+describe('a slow Redis: every reply held 300 ms by a proxy', () => {
+  let proxy: SlowProxy;
+  let gateway: RunningGateway;
+  let dex: RunningDex;
+  let workers: Stoppable[] = [];
+  const drops: Array<() => Promise<void>> = [];
+
+  beforeAll(async () => {
+    const direct = new URL(requireEnv('TEST_REDIS_URL'));
+    proxy = await slowProxy({ host: direct.hostname, port: Number(direct.port) }, 300);
+    const admin = requireEnv('TEST_PG_ADMIN_URL');
+    const gwDb = await createDatabaseFrom(admin, requireEnv('TEST_GATEWAY_TEMPLATE'));
+    const dexDb = await createDatabaseFrom(admin, requireEnv('TEST_DEX_TEMPLATE'));
+    drops.push(gwDb.drop, dexDb.drop);
+    const config = await baseConfig({
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      DATABASE_URL: gwDb.url,
+      DEX_DATABASE_URL: dexDb.url,
+      DEX_ADMINS: `boss.${CLUSTER}`,
+    });
+    gateway = await startGateway(config);
+    dex = await startDex(config, { registerWaitMs: 5000 });
+    // The workers on Redis itself: what is slow here is the requests' path.
+    const direct_ = { ...config, REDIS_URL: direct.toString() };
+    workers = [await startGatewayWorker(direct_), await startDexWorker(direct_)];
+    for (const url of [gateway.url, dex.url]) await eventually(async () => (await fetch(`${url}/readyz`)).status === 200, 20_000);
+  });
+  afterAll(async () => {
+    for (const w of workers) await w.close();
+    await dex?.close();
+    await gateway?.close();
+    await proxy?.close();
+    for (const drop of drops) await drop();
+  });
+
+  it('answers calls that count or queue in Redis (not 503), and 503 with Retry-After only past the request’s budget', async () => {
+    const gw = () => request(gateway.url);
+    const boss = await timed(gw().post('/api/signup').set('Host', CLUSTER).send(signupBody('boss')));
+    expect(boss.status).toBe(201);
+    const host = `boss.${CLUSTER}`;
+    const token = boss.body.accessToken as string;
+    // Counted in Redis (the log-in limit), queued (mail, an export).
+    const login = await timed(gw().get('/users/access_token').set('Host', host).set('username', 'boss').set('password', STRONG_PASSWORD));
+    expect(login.status).toBe(200);
+    expect((await timed(gw().post('/control/v2/auth/passwordReset').set('Host', host).send({ email: 'boss@example.com' }))).status).toBe(
+      200,
+    );
+    expect((await timed(gw().post('/api/v2.6/export').set('Host', host).set('X-Auth-Token', token).send({}))).status).toBe(202);
+    // Queued in several round trips: a key fetch asked for again replaces the finished one (five replies, 1.5 s here).
+    await eventually(async () => (await request(dex.url).post('/api/users/registerHat').send({ hatAddress: host })).status === 200, 20_000);
+    const again = await timed(request(dex.url).post('/api/users/registerHat').send({ hatAddress: host }));
+    expect([again.status, again.body.message]).toEqual([200, expect.any(String)]);
+    // Dex, as the issue saw it: update-application queues one push per registered instance.
+    const update = await timed(
+      request(dex.url).post('/api/users/update-application').query({ hatFilter: '*', cluster: CLUSTER }).set('x-auth-token', token).send({
+        title: 'Notes',
+        namespace: 'notes',
+        description: 'Keeps notes',
+        logoUrl: 'https://notes.example/logo.png',
+        url: 'https://notes.example',
+        authUrl: '/auth',
+        browser: false,
+        category: 'app',
+        setup: true,
+        loginAvailable: true,
+      }),
+    );
+    expect(update.status).toBe(202);
+
+    // A connection cut under the gateway (Redis restarted): the job is queued once it is back, within the budget.
+    proxy.cut();
+    expect((await timed(gw().post('/api/v2.6/export').set('Host', host).set('X-Auth-Token', token).send({}))).status).toBe(202);
+
+    // A Redis that holds its replies past the budget is taken for a dead one: 503 with Retry-After, in bounded time.
+    proxy.delayMs = 10_000;
+    const stalled = await timed(gw().get('/users/access_token').set('Host', host).set('username', 'boss').set('password', STRONG_PASSWORD));
+    expect([stalled.status, Number(stalled.headers['retry-after']) > 0]).toEqual([503, true]);
+    expect(stalled.ms).toBeLessThan(REQUEST_BUDGET_MS + 1500);
+    proxy.delayMs = 300;
   });
 });

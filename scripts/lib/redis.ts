@@ -7,6 +7,8 @@ import { freePort, waitForPort } from './ports';
 export interface RedisServer {
   url: string;
   origin: 'configured' | 'local' | 'started';
+  /** The server's process, when this started it. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -34,15 +36,23 @@ export async function ensureRedis(configuredUrl?: string): Promise<RedisServer> 
   const local = 'redis://127.0.0.1:6379';
   if (await redisAnswers(local)) return { url: local, origin: 'local', stop: async () => undefined };
   if (spawnSync('redis-server', ['--version']).status !== 0) throw new Error(REDIS_INSTALL_HINT);
+  return startRedisServer();
+}
 
+/** A private `redis-server` (from PATH) on a free port, without persistence, until stop(). */
+export async function startRedisServer(): Promise<RedisServer> {
   const port = await freePort();
+  // In a session of its own, as embedded PostgreSQL (postgres.ts runPostgres): Ctrl-C in the terminal
+  // must not stop it before the processes that use it.
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: 'ignore',
+    detached: true,
   });
   await waitForPort(port);
   return {
     url: `redis://127.0.0.1:${port}`,
     origin: 'started',
+    pid: child.pid,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

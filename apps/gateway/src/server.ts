@@ -3,7 +3,16 @@ import type { Server } from 'node:http';
 import type { GatewayConfig } from '@pds/config';
 import { createGatewayDb, databaseChecks, disconnectOnFailure, poolUse } from '@pds/db';
 import { boundPort, closeServer, createLogger, flushLogs, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
-import { dexRegistrationProducer, mailProducer, portabilityProducers, redisTarget, requestRedis, thumbnailProducer } from '@pds/queue';
+import {
+  announcePresence,
+  dexRegistrationProducer,
+  endConnection,
+  mailProducer,
+  portabilityProducers,
+  redisTarget,
+  requestRedis,
+  thumbnailProducer,
+} from '@pds/queue';
 import { createBlobStore } from '@pds/storage';
 import { createApp, type Gateway } from './app';
 
@@ -34,13 +43,13 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   let metrics: Awaited<ReturnType<typeof startMetrics>>;
   const release = async () => {
     await metrics?.close();
+    // The connections end before the queues close (endConnection says why).
+    await Promise.all([endConnection(subscriber), endConnection(redis)]);
     await dexRegistration.close();
     await thumbnails.close();
     await mail.close();
     await portability.exports.close();
     await portability.imports.close();
-    subscriber.disconnect();
-    redis.disconnect();
     await db.$disconnect();
     await flushLogs();
   };
@@ -77,8 +86,11 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   const url = `http://${config.BIND_ADDRESS}:${boundPort(server)}`;
   const adminUrl = adminServer ? `http://${config.BIND_ADDRESS}:${boundPort(adminServer)}` : undefined;
   logger.info({ url, adminUrl, cluster: config.CLUSTER_DOMAIN }, 'gateway listening');
+  // Seen on the operator's cluster page while it runs.
+  const leave = announcePresence(redis, config.QUEUE_PREFIX, { kind: 'gateway' });
 
   const close = once(async () => {
+    await leave();
     const grace = config.SHUTDOWN_TIMEOUT * 1000;
     const closing = Promise.all([closeServer(server, grace), adminServer ? closeServer(adminServer, grace) : undefined]);
     // Event streams never end by themselves: ended here, the server need not wait its grace for them.

@@ -1,5 +1,6 @@
 // The one configuration of every process, read from the environment once at start and validated.
 // Secrets (MASTER_KEY, S3_SECRET_KEY, database passwords) are never logged.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -51,16 +52,56 @@ const origins = z.string().transform((v, ctx) => {
   return out;
 });
 
-const trustedProxies = z.string().transform((text, ctx): boolean | string[] => {
+/**
+ * TRUST_PROXY: whose X-Forwarded-For (and -Host, -Proto) is believed, as proxy-addr reads it. A number is
+ * how many proxies stand in front (1: the peer is the proxy, the address it appended is the client); a
+ * list names the proxies by address, CIDR or proxy-addr's names. `true` (any peer) is refused: then any
+ * client could write its own address and escape every per-address limit.
+ */
+export type TrustedProxies = number | string[];
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address, a CIDR of one, or a name proxy-addr knows; the problem with it otherwise. */
+function proxyEntryProblem(entry: string): string | undefined {
+  if (PROXY_NAMES.has(entry)) return undefined;
+  if (/^\d+$/.test(entry)) return `"${entry}": a hop count stands alone (TRUST_PROXY=${entry}), not in a list of addresses`;
+  const [address = '', prefix, extra] = entry.split('/');
+  const family = isIP(address);
+  const bits = family === 4 ? 32 : 128;
+  if (!family || extra !== undefined || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits)))
+    return `"${entry}" is not an address, a CIDR (10.0.0.0/8, fd00::/8) or loopback/linklocal/uniquelocal`;
+  return undefined;
+}
+
+const TRUST_ANY =
+  '"true" is refused: it believes X-Forwarded-For from any peer, so any client could write its own address there and ' +
+  'escape every per-address limit. Name your proxies instead: how many stand in front of this process ' +
+  '(TRUST_PROXY=1 for one proxy) or their addresses (TRUST_PROXY=10.0.0.0/8,fd00::/8)';
+
+const trustedProxies = z.string().transform((text, ctx): TrustedProxies => {
   const value = text.trim().toLowerCase();
-  if (value === 'true' || value === 'false') return value === 'true';
+  if (value === 'true') {
+    ctx.addIssue({ code: 'custom', message: TRUST_ANY });
+    return z.NEVER;
+  }
+  if (value === 'false') return 0;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 16) {
+      ctx.addIssue({ code: 'custom', message: `${value} proxies in front is more than any deployment has (at most 16)` });
+      return z.NEVER;
+    }
+    return hops;
+  }
   const entries = value
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
   for (const entry of entries) {
-    if (!/^(loopback|linklocal|uniquelocal|[0-9a-f.:]+(\/\d{1,3})?)$/.test(entry)) {
-      ctx.addIssue({ code: 'custom', message: `"${entry}" is not an address, a CIDR or loopback/linklocal/uniquelocal` });
+    const problem = proxyEntryProblem(entry);
+    if (problem) {
+      ctx.addIssue({ code: 'custom', message: problem });
       return z.NEVER;
     }
   }
@@ -98,11 +139,10 @@ const base = z.object({
   /** Port that clients use to reach the gateway, when it is not the scheme's default. */
   PUBLIC_PORT: port.optional(),
   /**
-   * Proxies whose X-Forwarded-Host/-For/-Proto are believed: `false`, `true` (any peer: only when the
-   * port is reachable through the proxy alone), or addresses, CIDRs and the names loopback,
-   * linklocal, uniquelocal. Forwarded headers from any other peer are ignored.
+   * Whose X-Forwarded-Host/-For/-Proto are believed (TrustedProxies above): by default no one's, and the
+   * client is the socket's peer. Forwarded headers from any other peer are ignored.
    */
-  TRUST_PROXY: trustedProxies.default(['loopback']),
+  TRUST_PROXY: trustedProxies.default(0),
   /** Gateway processes sharing PORT (node:cluster); production: one per core. */
   GATEWAY_WORKERS: z.coerce.number().int().min(1).max(256).default(1),
 
@@ -164,8 +204,16 @@ const base = z.object({
   /** Browser origins allowed to call instances (CORS); by default each instance's own apps' origins. */
   CORS_ALLOWED_ORIGINS: origins.optional(),
 
+  /** Log-in attempts (and reset-link tries) per client address and instance per window. */
   LOGIN_RATE_LIMIT: z.coerce.number().int().positive().default(10),
   LOGIN_RATE_WINDOW: seconds.default(60),
+  /**
+   * Failed log-ins (wrong password or second-factor code) of one account from every address together, and
+   * failed reset links of one instance, per window, before the addresses that failed are refused
+   * (@pds/http AccountLimit); an address that has not failed still gets its try.
+   */
+  LOGIN_ACCOUNT_LIMIT: z.coerce.number().int().positive().default(20),
+  LOGIN_ACCOUNT_WINDOW: seconds.default(3600),
   /** Sign-ups per client address per window (each costs a key pair and rows). */
   SIGNUP_RATE_LIMIT: z.coerce.number().int().positive().default(10),
   SIGNUP_RATE_WINDOW: seconds.default(3600),

@@ -49,6 +49,43 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CLUSTER_GATEWAYS: 'pds.test' })).toThrow(/CLUSTER_GATEWAYS/);
   });
 
+  describe('TRUST_PROXY', () => {
+    const trust = (value?: string) => loadConfig(value === undefined ? {} : { TRUST_PROXY: value }).TRUST_PROXY;
+
+    it('trusts no one by default (the client is the socket peer), nor with false or 0', () => {
+      expect([trust(), trust(''), trust('false'), trust('0')]).toEqual([0, 0, 0, 0]);
+    });
+
+    it('takes a hop count: how many proxies stand in front', () => {
+      expect([trust('1'), trust(' 2 ')]).toEqual([1, 2]);
+      expect(() => trust('17')).toThrow(/TRUST_PROXY: 17 proxies in front is more than any deployment has/);
+    });
+
+    it('takes addresses and CIDRs, IPv4 and IPv6, and the names loopback, linklocal, uniquelocal, mixed', () => {
+      expect(trust('10.0.0.0/8, 172.16.0.0/12')).toEqual(['10.0.0.0/8', '172.16.0.0/12']);
+      expect(trust('fd00::/8,2001:DB8::1,::1/128')).toEqual(['fd00::/8', '2001:db8::1', '::1/128']);
+      expect(trust('loopback,192.0.2.7,fd00::/8,uniquelocal')).toEqual(['loopback', '192.0.2.7', 'fd00::/8', 'uniquelocal']);
+    });
+
+    it('names a bad entry: not an address, a prefix too long, a hop count inside a list', () => {
+      expect(() => trust('10.0.0.0/33')).toThrow(/TRUST_PROXY: "10.0.0.0\/33" is not an address, a CIDR/);
+      expect(() => trust('fd00::/129')).toThrow(/"fd00::\/129" is not an address/);
+      expect(() => trust('proxy.internal')).toThrow(/"proxy.internal" is not an address/);
+      expect(() => trust('10.0.0.1/8/8')).toThrow(/is not an address/);
+      expect(() => trust('1,10.0.0.1')).toThrow(/"1": a hop count stands alone/);
+    });
+
+    it('refuses true, saying why', () => {
+      for (const value of ['true', 'TRUE', ' true ']) {
+        expect(() => trust(value)).toThrow(
+          'Invalid configuration: TRUST_PROXY: "true" is refused: it believes X-Forwarded-For from any peer, so any client ' +
+            'could write its own address there and escape every per-address limit. Name your proxies instead: how many stand ' +
+            'in front of this process (TRUST_PROXY=1 for one proxy) or their addresses (TRUST_PROXY=10.0.0.0/8,fd00::/8)',
+        );
+      }
+    });
+  });
+
   it('builds instance URLs with a non-default public port only', () => {
     expect(instanceUrl({ PUBLIC_URL_SCHEME: 'https', PUBLIC_PORT: 443 }, 'a.pds.test')).toBe('https://a.pds.test');
     expect(instanceUrl({ PUBLIC_URL_SCHEME: 'http', PUBLIC_PORT: 8080 }, 'a.pds.test')).toBe('http://a.pds.test:8080');

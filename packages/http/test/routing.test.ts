@@ -201,11 +201,57 @@ describe('clientOf', () => {
     expect(await seen(['loopback'], forwarded)).toEqual({ host: 'alice.pds.example', ip: '192.0.2.7', protocol: 'https' });
   });
 
-  it('ignores forwarded headers from any other peer', async () => {
+  it('ignores forwarded headers from any other peer, and from every peer by default', async () => {
     const client = await seen(['10.0.0.1'], forwarded);
     expect(client.host).toBe('proxy.internal');
-    expect(client.ip).toMatch(/127\.0\.0\.1|::1/);
+    // A dual-stack socket's IPv4 peer (::ffff:127.0.0.1) is named as the IPv4 address it is.
+    expect(client.ip).toMatch(/^(127\.0\.0\.1|::1)$/);
     expect(client.protocol).toBe('http');
-    expect((await seen(false, forwarded)).host).toBe('proxy.internal');
+    expect(await seen(0, forwarded)).toEqual(client);
+    expect(await seen([], forwarded)).toEqual(client);
+  });
+
+  it('with a hop count, takes the address the nearest proxies appended, whatever the client wrote before it', async () => {
+    const chain = (xff: string) => ({ ...forwarded, 'X-Forwarded-For': xff });
+    // One proxy (nginx's $proxy_add_x_forwarded_for): the client wrote "203.0.113.9", the proxy appended 192.0.2.7.
+    expect((await seen(1, chain('203.0.113.9, 192.0.2.7'))).ip).toBe('192.0.2.7');
+    expect((await seen(1, chain('198.51.100.1, 203.0.113.9, 192.0.2.7'))).ip).toBe('192.0.2.7');
+    // Two proxies (a load balancer, then nginx): the balancer's entry is the client.
+    expect((await seen(2, chain('203.0.113.9, 192.0.2.7, 10.0.0.3'))).ip).toBe('192.0.2.7');
+    // Fewer entries than hops: the farthest one given, as proxy-addr answers.
+    expect((await seen(3, chain('192.0.2.7'))).ip).toBe('192.0.2.7');
+    // No header: the peer itself.
+    expect((await seen(1, { Host: 'proxy.internal' })).ip).toMatch(/^(127\.0\.0\.1|::1)$/);
+  });
+
+  it('with addresses, walks back over every trusted proxy to the first address that is not one', async () => {
+    const chain = (xff: string) => ({ ...forwarded, 'X-Forwarded-For': xff });
+    expect((await seen(['loopback', '10.0.0.0/8'], chain('203.0.113.9, 192.0.2.7, 10.1.2.3, 10.9.9.9'))).ip).toBe('192.0.2.7');
+    expect((await seen(['loopback', 'fd00::/8'], chain('2001:db8::7, fd12::1'))).ip).toBe('2001:db8::7');
+    // Every hop a proxy: the farthest address given.
+    expect((await seen(['loopback', '10.0.0.0/8'], chain('10.1.1.1, 10.2.2.2'))).ip).toBe('10.1.1.1');
+  });
+
+  it('ends the chain at the proxy that wrote something other than an address', async () => {
+    const chain = (xff: string) => ({ ...forwarded, 'X-Forwarded-For': xff });
+    expect((await seen(['loopback', '10.0.0.0/8'], chain('192.0.2.7, not-an-address, 10.1.2.3'))).ip).toBe('10.1.2.3');
+    expect((await seen(1, chain('192.0.2.7, unknown'))).ip).toMatch(/^(127\.0\.0\.1|::1)$/);
+    expect((await seen(1, chain('192.0.2.7, ::ffff:198.51.100.4'))).ip).toBe('198.51.100.4');
+  });
+});
+
+describe('trustProxy', () => {
+  it('trusts the first n hops by position, whatever their addresses', () => {
+    const trust = trustProxy(2);
+    expect([0, 1, 2, 3].map((hop) => trust('203.0.113.9', hop))).toEqual([true, true, false, false]);
+    expect(trustProxy(0)('127.0.0.1', 0)).toBe(false);
+  });
+
+  it('trusts addresses, CIDRs and names, IPv4 and IPv6 mixed, at any hop', () => {
+    const trust = trustProxy(['10.0.0.0/8', '192.0.2.1', 'fd00::/8', '2001:db8::1', 'loopback']);
+    const trusted = ['10.1.2.3', '192.0.2.1', 'fd12:3456::1', '2001:db8::1', '127.0.0.1', '::1', '::ffff:10.0.0.1'];
+    const not = ['11.0.0.1', '192.0.2.2', 'fe80::1', '2001:db8::2', '203.0.113.9', 'garbage'];
+    expect(trusted.map((a) => trust(a, 5))).toEqual(trusted.map(() => true));
+    expect(not.map((a) => trust(a, 0))).toEqual(not.map(() => false));
   });
 });

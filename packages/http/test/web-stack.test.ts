@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import helmet from 'helmet';
 import request from 'supertest';
-import { ApiError, createBaseApp, finishApp, securityHeaders } from '../src';
+import { ApiError, createBaseApp, finishApp, securityHeaders, trustProxy, type TrustProxy } from '../src';
 import { createLogger } from '../../runtime/src';
 
 /** A logger whose JSON lines land in `lines`. */
@@ -17,8 +17,8 @@ function capturingLogger(level = 'info') {
   return { logger: createLogger({ level, destination }), lines };
 }
 
-function appWith(logger: ReturnType<typeof createLogger>) {
-  const app = createBaseApp(logger);
+function appWith(logger: ReturnType<typeof createLogger>, trust?: TrustProxy) {
+  const app = createBaseApp(logger, { trust });
   app.get('/hello', (_req, res) => {
     res.json({ hello: 'world' });
   });
@@ -45,8 +45,19 @@ describe('access log', () => {
     const access = lines.filter((l) => l.msg === 'request');
     expect(access).toHaveLength(1);
     expect(access[0]).toMatchObject({ reqId: 'abc-1', method: 'GET', path: '/hello', status: 200, level: 30 });
+    expect(access[0]?.ip).toMatch(/^(127\.0\.0\.1|::1)$/);
     expect(typeof access[0]?.ms).toBe('number');
     expect(JSON.stringify(lines)).not.toContain('SECRET');
+  });
+
+  it('names the client: the peer, or the address a trusted proxy forwarded (never one the client wrote itself)', async () => {
+    const { logger, lines } = capturingLogger();
+    await request(appWith(logger)).get('/hello').set('X-Forwarded-For', '203.0.113.9');
+    await request(appWith(logger, trustProxy(1)))
+      .get('/hello')
+      .set('X-Forwarded-For', '203.0.113.9, 192.0.2.7');
+    await settle();
+    expect(lines.filter((l) => l.msg === 'request').map((l) => l.ip)).toEqual([expect.stringMatching(/^(127\.0\.0\.1|::1)$/), '192.0.2.7']);
   });
 
   it('generates an id for a missing or malformed X-Request-Id', async () => {

@@ -2,6 +2,7 @@
 // requests and jobs finish (bounded), close pools and connections, and exit. One copy for all.
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { answerClientErrors } from './client-errors';
+import { portHolder } from './port-holder';
 
 export interface Stoppable {
   /** Stops gracefully: in-flight work finishes, then connections and pools close. Safe to call twice. */
@@ -23,11 +24,15 @@ export function listen(app: RequestListener, port: number, host: string): Promis
   });
 }
 
-/** Why `host:port` could not be listened on, in words that name it (a taken port above all). */
+/** Why `host:port` could not be listened on, in words that name it (a taken port above all, and what holds it when that can be learned). */
 export function listenError(error: Error, host: string, port: number): Error {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE')
-    return new Error(`port ${port} on ${host} is already in use (EADDRINUSE): stop what listens there, or choose another port`);
+  if (code === 'EADDRINUSE') {
+    const holder = portHolder(port);
+    return new Error(
+      `port ${port} on ${host} is already in use${holder ? ` by ${holder}` : ''} (EADDRINUSE): stop what listens there, or choose another port`,
+    );
+  }
   return new Error(`cannot listen on ${host}:${port}: ${error.message}`, { cause: error });
 }
 
@@ -70,43 +75,55 @@ const stderrLog: ProcessLog = { info: (message) => console.error(message), error
 /**
  * The body of every process's main: starts it, and on SIGTERM or SIGINT closes it and exits 0. A close
  * that hangs past its grace (plus a margin for pools) exits 1; a second signal exits at once. A start
- * that fails prints its message, one line on stderr (a taken port names the port), and exits 1.
+ * that fails prints its message, one line on stderr (a taken port names the port), and exits 1. A
+ * signal that comes while it starts is answered once the start is over: what it started is closed
+ * then, never left running (a database server it started, say).
  * `repeatSignalExits: false` ignores a second signal instead: for a cluster worker, which gets Ctrl-C from
  * the terminal and the primary's SIGTERM for the same stop (the primary enforces the deadline).
  */
-export function runProcess(start: () => Promise<Stoppable>, options: { repeatSignalExits?: boolean; log?: ProcessLog } = {}): void {
+export function runProcess(
+  start: () => Promise<Stoppable>,
+  options: {
+    repeatSignalExits?: boolean;
+    log?: ProcessLog;
+    /** Says why the start failed, before the exit; one line on stderr when absent. */
+    onStartFailure?: (message: string) => Promise<void> | void;
+  } = {},
+): void {
   const log = options.log ?? stderrLog;
-  Promise.resolve()
-    .then(start)
-    .then(
+  const sayFailure = options.onStartFailure ?? ((message: string) => console.error(message));
+  let stopping = false;
+  const starting = Promise.resolve().then(start);
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      if (options.repeatSignalExits ?? true) process.exit(1);
+      return;
+    }
+    stopping = true;
+    log.info(`${signal}: stopping`);
+    void starting.then(
       (running) => {
         const graceMs = running.graceMs ?? 10_000;
-        let stopping = false;
-        const stop = (signal: NodeJS.Signals) => {
-          if (stopping) {
-            if (options.repeatSignalExits ?? true) process.exit(1);
-            return;
-          }
-          stopping = true;
-          log.info(`${signal}: stopping`);
-          setTimeout(() => {
-            log.error(`still stopping after ${graceMs + 5000} ms; exiting`);
+        setTimeout(() => {
+          log.error(`still stopping after ${graceMs + 5000} ms; exiting`);
+          process.exit(1);
+        }, graceMs + 5000).unref();
+        running.close().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            log.error(`stopping failed: ${error instanceof Error ? error.message : String(error)}`);
             process.exit(1);
-          }, graceMs + 5000).unref();
-          running.close().then(
-            () => process.exit(0),
-            (error: unknown) => {
-              log.error(`stopping failed: ${error instanceof Error ? error.message : String(error)}`);
-              process.exit(1);
-            },
-          );
-        };
-        process.on('SIGTERM', stop);
-        process.on('SIGINT', stop);
+          },
+        );
       },
-      (error: unknown) => {
-        console.error(error instanceof Error ? error.message : String(error));
-        process.exit(1);
-      },
+      // The start failed: the handler below says why and exits.
+      () => undefined,
     );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  starting.catch(async (error: unknown) => {
+    await sayFailure(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  });
 }

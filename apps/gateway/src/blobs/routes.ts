@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { ApiError } from '@pds/http';
-import { BLOB_ROUTE, BlobTooLargeError, SSE_HEADER, SSE_VALUE, type LocalBlobStore } from '@pds/storage';
+import { BLOB_ROUTE, BlobTooLargeError, SSE_HEADER, SSE_VALUE, type LocalBlobStore, type OpenedAddress } from '@pds/storage';
 import type { FileService } from '../files/service';
 import type { ResolvedInstance } from '../instances/registry';
 import { CLOSING_MESSAGE } from '../instances/state';
@@ -24,11 +24,11 @@ function tooLarge(maxBytes: number): ApiError {
   });
 }
 
-/** The object key the token grants, on this instance; 403 otherwise (same answer for every reason). */
-function grantedKey(store: LocalBlobStore, tenant: ResolvedInstance, token: string, method: 'PUT' | 'GET'): string {
-  const key = store.openAddress(token, method);
-  if (key === null || !key.startsWith(`${tenant.instance.address}/`)) throw ApiError.forbidden(REFUSED);
-  return key;
+/** What the token grants, on this instance; 403 otherwise (same answer for every reason). */
+function granted(store: LocalBlobStore, tenant: ResolvedInstance, token: string, method: 'PUT' | 'GET'): OpenedAddress {
+  const address = store.openAddress(token, method);
+  if (address === null || !address.key.startsWith(`${tenant.instance.address}/`)) throw ApiError.forbidden(REFUSED);
+  return address;
 }
 
 /** Why an upload cannot be taken whatever the state of its file, or undefined. */
@@ -70,7 +70,7 @@ export function blobRoutes(store: LocalBlobStore, files: UploadTargets): Gateway
       rawBody: { contentType: 'application/octet-stream', description: 'The bytes (any content type; it is kept for downloads)' },
       responses: { 200: { description: 'Stored' }, 413: { description: 'Larger than MAX_UPLOAD_BYTES' } },
       async handle({ tenant, params, req }) {
-        const key = grantedKey(store, tenant, params.token, 'PUT');
+        const { key } = granted(store, tenant, params.token, 'PUT');
         // A deleted (or swept) file takes no more bytes. Its row is read while the bytes arrive (a round
         // trip less to wait for); a refusal waits for it, so a dead address answers 403 whatever else is
         // wrong, as when the row was read first.
@@ -118,12 +118,13 @@ export function blobRoutes(store: LocalBlobStore, files: UploadTargets): Gateway
       params: tokenParams,
       responses: { 200: { description: 'The bytes, with the content type given at upload', contentType: 'application/octet-stream' } },
       async handle({ tenant, params, req, res }) {
-        const key = grantedKey(store, tenant, params.token, 'GET');
+        const { key, response } = granted(store, tenant, params.token, 'GET');
         // A closing instance serves only its owner's export (its address comes from an owner-only call).
         if (tenant.instance.state === 'closing' && !isExportKey(tenant.instance.address, key)) throw ApiError.gone(CLOSING_MESSAGE);
         const blob = await store.read(key);
         if (!blob) throw ApiError.notFound('There is no content at this address');
-        res.setHeader('Content-Type', blob.contentType);
+        res.setHeader('Content-Type', response?.contentType ?? blob.contentType);
+        if (response) res.setHeader('Content-Disposition', response.disposition);
         // Served from the instance's own origin: an uploaded page must not run scripts there.
         res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
         res.setHeader('Content-Length', String(blob.size));

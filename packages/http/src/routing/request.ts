@@ -2,6 +2,7 @@
 // its path and query, its JSON body, and who sent it. Forwarded headers (X-Forwarded-Host/-For/-Proto)
 // count only when the peer is a trusted proxy (TRUST_PROXY); from anyone else they are ignored.
 import type { IncomingMessage } from 'node:http';
+import { isIP, isIPv4 } from 'node:net';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
 import type { TLSSocket } from 'node:tls';
 import proxyAddr from 'proxy-addr';
@@ -9,16 +10,20 @@ import { ApiError } from '../errors';
 import { JSON_BODY_LIMIT_BYTES, readBody } from '../body';
 import { assertStorable, assertStorableDeep } from '../strings';
 
-/** Whether a peer address (at a hop, 0 = the socket's) is a proxy whose forwarded headers are believed. */
+/**
+ * Whether the address at a hop is a proxy whose forwarded headers are believed, as proxy-addr asks it:
+ * hop 0 is the socket's peer, hop 1 the last address in X-Forwarded-For (the one the peer appended), and so on.
+ */
 export type TrustProxy = (address: string, hop: number) => boolean;
 
 /**
- * TRUST_PROXY: `false` (no proxy), `true` (every peer: only when the port is reachable through the proxy
- * alone), or addresses, CIDRs and proxy-addr's names (`loopback`, `uniquelocal`, `linklocal`).
+ * TRUST_PROXY (packages/config): how many proxies stand in front (their addresses are not looked at),
+ * or the proxies' addresses, CIDRs and proxy-addr's names (`loopback`, `uniquelocal`, `linklocal`).
+ * 0 or an empty list believes no one.
  */
-export function trustProxy(setting: boolean | readonly string[]): TrustProxy {
-  if (setting === true) return () => true;
-  if (setting === false || setting.length === 0) return () => false;
+export function trustProxy(setting: number | readonly string[]): TrustProxy {
+  if (typeof setting === 'number') return (_address, hop) => hop < setting;
+  if (setting.length === 0) return () => false;
   const compiled = proxyAddr.compile([...setting]);
   // proxy-addr parses the address on every call (≈ 1–2 µs); a proxy's few addresses repeat on every request.
   const known = new Map<string, boolean>();
@@ -48,8 +53,19 @@ const firstValue = (value: string | string[] | undefined): string | undefined =>
   return (comma === -1 ? text : text.slice(0, comma)).trim() || undefined;
 };
 
+const CLIENT = Symbol('client');
+
+/** The client of a request; worked out once per request (the pipeline, Host routing and the access log all ask). */
 export function clientOf(req: IncomingMessage, trust: TrustProxy): Client {
-  const peer = req.socket.remoteAddress ?? '';
+  const known = (req as { [CLIENT]?: Client })[CLIENT];
+  if (known) return known;
+  const client = readClient(req, trust);
+  (req as { [CLIENT]?: Client })[CLIENT] = client;
+  return client;
+}
+
+function readClient(req: IncomingMessage, trust: TrustProxy): Client {
+  const peer = plainAddress(req.socket.remoteAddress ?? '');
   const own: Client = {
     host: req.headers.host ?? '',
     ip: peer,
@@ -64,18 +80,24 @@ export function clientOf(req: IncomingMessage, trust: TrustProxy): Client {
   };
 }
 
+/** An IPv4 client of a dual-stack socket (`::ffff:192.0.2.7`) as the IPv4 address it is. */
+const plainAddress = (address: string) => (address.startsWith('::ffff:') && isIPv4(address.slice(7)) ? address.slice(7) : address);
+
 /**
  * The client behind a chain of trusted proxies, as proxy-addr finds it: X-Forwarded-For read from the
- * nearest hop back, the first address that is not a trusted proxy (or the farthest one given).
+ * nearest hop back, the first address that is not a trusted proxy (or the farthest one given). An entry
+ * that is not an address (a proxy that wrote something else) ends the chain at the proxy that wrote it.
  */
 function forwardedFor(header: string | string[] | undefined, peer: string, trust: TrustProxy): string {
   const text = Array.isArray(header) ? header.join(',') : header;
   if (!text) return peer;
   const hops = text.split(',');
   let client = peer;
-  for (let i = hops.length - 1; i >= 0; i--) {
-    if (!trust(client, 0)) return client;
-    client = (hops[i] as string).trim();
+  for (let hop = 1; hop <= hops.length; hop++) {
+    const next = plainAddress((hops[hops.length - hop] as string).trim());
+    if (!isIP(next)) return client;
+    client = next;
+    if (!trust(client, hop)) return client;
   }
   return client;
 }
@@ -102,7 +124,8 @@ export function checkTarget(path: string, query: ParsedUrlQuery): void {
   assertStorableDeep(query, 'query');
 }
 
-const JSON_TYPE = /^application\/(?:json|[^;\s]*\+json)\s*(?:;|$)/i;
+/** A JSON media type: `application/json`, or any `application/…+json`, with parameters or not. */
+export const JSON_TYPE = /^application\/(?:json|[^;\s]*\+json)\s*(?:;|$)/i;
 
 /**
  * The request's JSON body, or undefined when it sent none (or another media type): parsed by the bounded
