@@ -1,12 +1,15 @@
 // `pnpm bench [--quick] [--only <words>]`: the product, started as `pnpm start` runs it, side by side with
 // a bare node:http + pg server doing the same essential work (scripts/bench/baseline.ts), each behind its
 // own nginx configured as infra/compose's and also reached directly, driven by wrk in its own process in
-// interleaved rounds (medians). Prints the route ratios through nginx first, the direct ones beside them,
-// with CPU per request; then the search, stream, 10,000-instance, memory, mixed-traffic and
-// GATEWAY_WORKERS figures; writes bench-results/bench-<time>.json and .md. Fails when a measured request
+// interleaved rounds (medians). Prints the route figures through nginx, then direct: req/s and CPU per
+// request (the gateway process; everything serving it: nginx, PostgreSQL backends, Redis; the machine
+// less the load generator), product beside bare; then the stream, 10,000-instance, memory,
+// mixed-traffic and GATEWAY_WORKERS figures; writes bench-results/bench-<time>.json and .md. Fails when a measured request
 // failed or the bare hello lost to a product route (scripts/bench/sanity.ts).
 // `pnpm bench --only export [--mib N] [--records N] [--rounds N]`: the export writer against `tar -czf`
 // over the same bytes, and the worker's RSS growth (scripts/bench/export.ts); it needs no running stack.
+// `pnpm bench --only resumable [--mib N] [--rounds N] [--chunk-mib N] [--store local|s3]`: tus against the
+// single signed PUT for the same bytes on the local store and on S3 (scripts/bench/resumable.ts).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -68,7 +71,7 @@ async function measureStreamFigures(stack: Stack, options: BenchOptions): Promis
 }
 
 async function measureAll(stack: Stack, options: BenchOptions): Promise<Report> {
-  const measurer = new Measurer(stack.workDir, options.settings);
+  const measurer = new Measurer(stack.workDir, options.settings, stack.backends);
   const report = emptyReport(options);
   await measureRoutes(stack, measurer, options, report);
   if (options.wanted('spread')) {
@@ -110,10 +113,14 @@ function keepLogs(workDir: string): void {
   }
 }
 
-/** `--only export` alone: the export bench runs by itself, in a process of its own (it measures its RSS). */
-function exportOnly(argv: string[]): boolean {
+/**
+ * `--only export` and `--only resumable` run by themselves, each in a process of its own (the export
+ * measures its RSS; the resumable bench starts a product per store): the script's name, or undefined.
+ */
+function standalone(argv: string[]): string | undefined {
   const at = argv.indexOf('--only');
-  return at >= 0 && argv[at + 1]?.toLowerCase() === 'export';
+  const name = at >= 0 ? argv[at + 1]?.toLowerCase() : undefined;
+  return name === 'export' || name === 'resumable' ? name : undefined;
 }
 
 /** `--only scale`: its own database and gateways; bench-results/scale-<time>.json and .md. */
@@ -130,12 +137,13 @@ async function runScale(options: BenchOptions, workDir: string, teardown: Teardo
 }
 
 async function main(): Promise<void> {
-  if (exportOnly(process.argv)) {
+  const alone = standalone(process.argv);
+  if (alone) {
     const rest = process.argv.slice(2).filter((arg, i, all) => arg !== '--only' && all[i - 1] !== '--only');
-    const run = spawnSync(process.execPath, [...process.execArgv, path.join(__dirname, 'bench', 'export.ts'), ...rest], {
+    const run = spawnSync(process.execPath, [...process.execArgv, path.join(__dirname, 'bench', `${alone}.ts`), ...rest], {
       stdio: 'inherit',
     });
-    if (run.status !== 0) throw new Error('the export bench failed');
+    if (run.status !== 0) throw new Error(`the ${alone} bench failed`);
     return;
   }
   const options = benchOptions(process.argv);

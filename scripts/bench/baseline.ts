@@ -8,13 +8,14 @@
 //        &name=X             only the file of that name
 //   GET  /data/:ns/:endpoint cached token verify + the statements of the product's read of a table as an
 //        ?take=N             app: the caller's grants, then the records (the same SQL texts)
-//   POST /data/:ns/:endpoint the same grants, then the product's insert of the one record of the body
+//   POST /data/:ns/:endpoint the same grants, then one INSERT … VALUES of the body's record, or of each
+//                            record of an array (ids made here, nothing else written, answered from memory)
 //   PUT  /blob/:name         the body written to a file, one fsync at the end
 //   GET  /blob/:name         the file read back
 // A request whose Origin is BENCH_ORIGIN gets the headers the product sets for an allowed origin.
 // Environment: PORT, DATABASE_URL, BENCH_INSTANCE_ID, BENCH_ISSUER, BENCH_PUBLIC_KEY (PEM), BENCH_BLOB_DIR,
 // BENCH_ORIGIN.
-import { createHmac, createPublicKey, randomBytes } from 'node:crypto';
+import { createHmac, createPublicKey, randomBytes, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -86,19 +87,22 @@ const readRecords = (namespace: string, endpoint: string, take: number) =>
     values: [instanceId, namespace, endpoint, 0, take],
   });
 
-const insertRecord = (userId: string, namespace: string, endpoint: string, data: unknown) =>
-  pool.query<{ recordId: string; data: unknown }>({
-    name: 'insert',
-    text: `WITH inserted AS (
-      INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "userId")
-      SELECT $1::uuid, gen_random_uuid(), t.r->>'namespace', t.r->>'endpoint', t.r->'data', $2::uuid
-      FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(r, n)
-      ORDER BY t.n
-      RETURNING "recordId"::text AS "recordId", "namespace", "endpoint", "data", "seq"
-    )
-    SELECT "recordId", "namespace", "endpoint", "data" FROM inserted ORDER BY "seq"`,
-    values: [instanceId, userId, JSON.stringify([{ namespace, endpoint, data }])],
+/** The rows in one statement, prepared once per number of rows. */
+async function insertRecords(userId: string, namespace: string, endpoint: string, records: unknown[]) {
+  const values: unknown[] = [instanceId, userId, namespace, endpoint];
+  const saved = records.map((data) => ({ recordId: randomUUID(), data }));
+  const rows = saved.map(({ recordId, data }) => {
+    const json = JSON.stringify(data);
+    values.push(recordId, json, Buffer.byteLength(json));
+    return `($1::uuid, $${values.length - 2}::uuid, $3, $4, $${values.length - 1}::jsonb, $${values.length}::int, $2::uuid)`;
   });
+  await pool.query({
+    name: `insert-${records.length}`,
+    text: `INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "bytes", "userId") VALUES ${rows.join(', ')}`,
+    values,
+  });
+  return saved;
+}
 
 async function readBody(req: http.IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -159,8 +163,12 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse): Prom
     if (!(await mayAccess(who.sub, write ? 'write' : 'read', second, third))) return json(res, 403, { error: 'Forbidden' });
     const table = `${second}/${third}`;
     if (write) {
-      const [saved] = (await insertRecord(who.sub, second, third, await readBody(req))).rows;
-      return json(res, 201, { endpoint: table, recordId: saved?.recordId, data: saved?.data });
+      const body = await readBody(req);
+      const saved = (await insertRecords(who.sub, second, third, Array.isArray(body) ? body : [body])).map((r) => ({
+        endpoint: table,
+        ...r,
+      }));
+      return json(res, 201, Array.isArray(body) ? saved : saved[0]);
     }
     const { rows } = await readRecords(second, third, Number(url.searchParams.get('take') ?? 1000));
     return json(

@@ -136,6 +136,7 @@ async function exportOnce(plan: Plan): Promise<void> {
       combinators: empty,
       debits: empty,
       files,
+      links: empty,
       records,
       activity: empty,
     },

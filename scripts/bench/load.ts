@@ -1,5 +1,5 @@
 // The load generator: wrk (Debian's `wrk`, installed when missing), in its own process, one thread,
-// keep-alive connections, no pipelining. Each run cycles through a fixed list of requests. An answer
+// keep-alive connections, no pipelining; its own CPU time is read too, to take it out of the machine's. Each run cycles through a fixed list of requests. An answer
 // slower than 10 s counts as an error; anything faster shows in the latency figures.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -34,10 +34,25 @@ export interface LoadResult extends Latency {
   errors: number;
   /** The errors by kind: connect, read, write, timeout, status. */
   errorKinds?: Record<string, number>;
-  /** CPU time the server process spent per request (set by the caller that knows its process). */
+  /** CPU seconds the load generator itself used (wrk's user + system time, all its threads). */
+  loadGeneratorCpuSeconds?: number;
+  // CPU per request, in µs, set by the caller that knows the processes (measure.ts):
+  /** The server process (the gateway process: for the product gateway, dex and worker, as `pnpm start` runs them). */
   cpuUsPerRequest?: number;
-  /** CPU time the proxy in front of it (nginx, all its processes) spent per request. */
+  /** The proxy in front of it (nginx, all its processes). */
   proxyCpuUsPerRequest?: number;
+  /** The PostgreSQL backends of the server's connections. */
+  databaseCpuUsPerRequest?: number;
+  /** The Redis server that serves it alone. */
+  redisCpuUsPerRequest?: number;
+  /** Serving: the server, its proxy, its backends and its Redis together. */
+  servingCpuUsPerRequest?: number;
+  /** Every core's busy time less the load generator's: whatever else ran on the machine counts too. */
+  machineCpuUsPerRequest?: number;
+  /** What else ran, in cores over the run: the machine's busy time less the load generator and the serving processes. */
+  otherCores?: number;
+  /** The machine's 1-minute load average at the end of the run. */
+  loadAverage?: number;
   /** Per group of requests (BenchRequest.group): how many were answered, how many with 4xx/5xx, their latency. */
   groups?: Record<string, Latency & { requests: number; errors: number }>;
 }
@@ -57,7 +72,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const wrk = ensureDebianCommand('wrk', 'wrk');
   const file = path.join(options.workDir, `load-${scripts++}.lua`);
   writeFileSync(file, wrkScript(options.requests));
-  const out = await capture(wrk, [
+  // Under bash, whose `times` then prints wrk's CPU time (children's user and system, last line).
+  const out = await capture('bash', [
+    '-c',
+    '"$0" "$@"; status=$?; times; exit $status',
+    wrk,
     '-t1',
     `-c${options.connections}`,
     `-d${options.seconds}s`,
@@ -69,7 +88,16 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   ]);
   const line = out.split('\n').find((l) => l.startsWith('RESULT '));
   if (!line) throw new Error(`wrk printed no result:\n${out}`);
-  return JSON.parse(line.slice('RESULT '.length)) as LoadResult;
+  return { ...(JSON.parse(line.slice('RESULT '.length)) as LoadResult), loadGeneratorCpuSeconds: childrenCpuSeconds(out) };
+}
+
+/** The CPU seconds of bash's children from the last line of its `times` (`0m1.234s 0m0.056s`). */
+export function childrenCpuSeconds(out: string): number {
+  const times = out.trimEnd().split('\n').at(-1) ?? '';
+  const match = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(times);
+  if (!match) throw new Error(`no CPU times after wrk's output:\n${out}`);
+  const [, um, us, sm, ss] = match.map(Number) as [number, number, number, number, number];
+  return um * 60 + us + sm * 60 + ss;
 }
 
 /**
@@ -178,6 +206,7 @@ function capture(command: string, args: string[]): Promise<string> {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} exited with ${code}:\n${out}`))));
+    // 'close', not 'exit': the output may still be arriving when the process has exited.
+    child.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`the load generator exited with ${code}:\n${out}`))));
   });
 }

@@ -67,6 +67,8 @@ export async function measureMixed(stack: Stack, measurer: Measurer): Promise<Mi
     port,
     pid: stack.product.pid,
     proxyPid: stack.product.proxyPid,
+    backends: stack.product.backends,
+    redisPid: stack.product.redisPid,
     requests,
   });
   return {

@@ -1,5 +1,6 @@
 // The processes `pnpm bench` measures: the product as `pnpm start` runs it, the gateway alone with
 // GATEWAY_WORKERS, and the bare baseline. Each writes its output to a file in the bench's temp folder.
+// And what /proc says of processes and of the machine: CPU time, resident memory, busy time, load.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -87,12 +88,40 @@ export async function collectedResidentBytes(pid: number): Promise<number> {
   return last;
 }
 
-/** CPU seconds (user + system) a process has used so far (Linux; 100 ticks a second). */
+/** Clock ticks a second of /proc's CPU times (USER_HZ: 100 on every Linux this runs on). */
+const TICKS = 100;
+
+/** CPU seconds (user + system) a process has used so far (Linux). */
 export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name, which is in parentheses and may hold spaces.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+/** The same, or undefined once the process has exited (a PostgreSQL backend may end during a run). */
+export function cpuSecondsIfRunning(pid: number): number | undefined {
+  try {
+    return cpuSeconds(pid);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ESRCH') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * CPU seconds every core of the machine has been busy so far: /proc/stat's first line, user, nice,
+ * system, irq and softirq (guest time is inside user; steal is the hypervisor's other guests).
+ */
+export function machineBusySeconds(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = line.trim().split(/\s+/).slice(1).map(Number);
+  return (user + nice + system + irq + softirq) / TICKS;
+}
+
+/** The machine's load average over the last minute. */
+export function loadAverage(): number {
+  return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 }
 
 /** The same for a process and its living children (nginx's master and its workers). */

@@ -43,8 +43,9 @@ export async function seedRecords(
   count: number,
 ): Promise<void> {
   await db.query(
-    `INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data")
-     SELECT $1, gen_random_uuid(), $2, $3, jsonb_build_object('title', 'note ' || g, 'rank', g) FROM generate_series(1, $4::int) g`,
+    `INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "bytes")
+     SELECT $1, gen_random_uuid(), $2, $3, d.data, octet_length(d.data::text) FROM generate_series(1, $4::int) g,
+       LATERAL (SELECT jsonb_build_object('title', 'note ' || g, 'rank', g) AS data) d`,
     [instance.id, namespace, endpoint, count],
   );
 }

@@ -1,20 +1,23 @@
-// Everything a `pnpm bench` run measures, started once: PostgreSQL and Redis (the machine's, or private
-// ones), the product as `pnpm start` runs it, its data (an owner, 100,000 files, 100 records, an app set
+// Everything a `pnpm bench` run measures, started once: PostgreSQL (the machine's, or a private one), a
+// Redis of the run's own (so that its CPU is the product's), the product as `pnpm start` runs it, its data (an owner, 100,000 files, 100 records, an app set
 // up with its token, 10,000 more instances), the bare baseline on the same database, and in front of
 // each of the two its own nginx configured as infra/compose's (scripts/lib/nginx.ts): the same
-// configuration, only the upstream address differs.
+// configuration, only the upstream address differs. Each of the two names its PostgreSQL connections
+// (`application_name`), so that the CPU of their backends can be counted (serving.ts).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { ensureDebianCommand } from '../lib/debian';
 import { startNginx } from '../lib/nginx';
 import { freePort } from '../lib/ports';
 import { ensureDatabase, ensurePostgres } from '../lib/postgres';
-import { ensureRedis } from '../lib/redis';
+import { startRedisServer } from '../lib/redis';
 import { call } from './client';
 import type { Settings } from './options';
 import { startProcess, type Running } from './processes';
 import { instanceByAddress, seedApplication, seedFiles, seedRecords, seedSpread } from './seed';
+import { Backends, withApplicationName as named } from './serving';
 import type { Teardown } from './teardown';
 
 export const CLUSTER = 'bench.localhost';
@@ -28,10 +31,16 @@ export interface Target {
   proxied: number;
   pid: number;
   proxyPid: number;
+  /** The `application_name` of its PostgreSQL connections. */
+  backends: string;
+  /** The Redis that serves it alone (the product's). */
+  redisPid?: number;
 }
 
 export interface Stack {
   workDir: string;
+  /** Finds each side's PostgreSQL backends. */
+  backends: Backends;
   product: Target;
   baseline: Target;
   /** The owner's instance address and the owner's token. */
@@ -53,18 +62,24 @@ async function json<T>(port: number, method: string, target: string, headers: Re
   return JSON.parse(answer.body) as T;
 }
 
-/** PostgreSQL and Redis, and two databases of the bench's own, dropped at the end. */
-async function startServices(workDir: string, teardown: Teardown) {
+/**
+ * PostgreSQL, two databases of the bench's own, dropped at the end, and the connection that finds
+ * backends; and a Redis of its own (Debian's redis-server, installed when missing).
+ */
+async function startServices(workDir: string, teardown: Teardown, log: (message: string) => void) {
   const postgres = await ensurePostgres({ configuredUrl: process.env.DATABASE_URL, dataDir: path.join(workDir, 'pg') });
   teardown.add(() => postgres.stop());
-  const redis = await ensureRedis(process.env.REDIS_URL);
+  const backends = await Backends.connect(postgres.adminUrl);
+  teardown.add(() => backends.close());
+  ensureDebianCommand('redis-server', 'redis-server', log);
+  const redis = await startRedisServer();
   teardown.add(() => redis.stop());
   const dbName = `pds_bench_${randomBytes(4).toString('hex')}`;
   const [databaseUrl, dexDatabaseUrl] = (await scratchDatabases(postgres.adminUrl, [dbName, `${dbName}_dex`], teardown)) as [
     string,
     string,
   ];
-  return { databaseUrl, dexDatabaseUrl, redisUrl: redis.url };
+  return { databaseUrl, dexDatabaseUrl, redisUrl: redis.url, redisPid: redis.pid, backends };
 }
 
 /** New databases of these names on the server, dropped at the end of the run; their URLs. */
@@ -103,7 +118,7 @@ async function seedData(port: number, databaseUrl: string, masterKey: Buffer, se
 }
 
 /** An nginx as infra/compose's whose gateways are `upstream`, listening on `listen`; its master's pid. */
-async function startProxy(
+export async function startProxy(
   workDir: string,
   name: string,
   upstream: number,
@@ -129,7 +144,10 @@ async function startProxy(
 }
 
 export async function startStack(workDir: string, settings: Settings, teardown: Teardown, log: (message: string) => void): Promise<Stack> {
-  const { databaseUrl, dexDatabaseUrl, redisUrl } = await startServices(workDir, teardown);
+  const { databaseUrl, dexDatabaseUrl, redisUrl, redisPid, backends } = await startServices(workDir, teardown, log);
+  // Unique to the run: two benches on one PostgreSQL (a before/after comparison) must not count each other's.
+  const run = randomBytes(4).toString('hex');
+  const names = { product: `bench-product-${run}`, baseline: `bench-baseline-${run}` };
   const [port, dexPort, baselinePort, productProxy, baselineProxy] = [
     await freePort(),
     await freePort(),
@@ -139,8 +157,8 @@ export async function startStack(workDir: string, settings: Settings, teardown: 
   ];
   const masterKey = randomBytes(32);
   const gatewayEnv = {
-    DATABASE_URL: databaseUrl,
-    DEX_DATABASE_URL: dexDatabaseUrl,
+    DATABASE_URL: named(databaseUrl, names.product),
+    DEX_DATABASE_URL: named(dexDatabaseUrl, names.product),
     REDIS_URL: redisUrl,
     MASTER_KEY: masterKey.toString('hex'),
     CLUSTER_DOMAIN: CLUSTER,
@@ -150,6 +168,8 @@ export async function startStack(workDir: string, settings: Settings, teardown: 
     PUBLIC_PORT: String(productProxy),
     // The mixed traffic logs in far more often than one client would.
     LOGIN_RATE_LIMIT: '1000000000',
+    // Behind its nginx as compose deploys it: one proxy in front, whose X-Forwarded-Host is believed.
+    TRUST_PROXY: '1',
     DATA_DIR: path.join(workDir, 'product'),
   };
 
@@ -164,7 +184,7 @@ export async function startStack(workDir: string, settings: Settings, teardown: 
   mkdirSync(baselineBlobs);
   const baselineEnv = {
     PORT: String(baselinePort),
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: named(databaseUrl, names.baseline),
     BENCH_INSTANCE_ID: instance.id,
     BENCH_ISSUER: host,
     BENCH_PUBLIC_KEY: instance.publicKeyPem,
@@ -176,7 +196,7 @@ export async function startStack(workDir: string, settings: Settings, teardown: 
 
   log(`nginx as infra/compose configures it: :${productProxy} → the product, :${baselineProxy} → the baseline`);
   const proxy = (name: string, upstream: number, listen: number) => startProxy(workDir, name, upstream, listen, dexPort, teardown, log);
-  const target = async (running: Running, direct: number, proxied: number, name: string): Promise<Target> => ({
+  const target = async (running: Running, direct: number, proxied: number, name: string) => ({
     direct,
     proxied,
     pid: running.process.pid as number,
@@ -184,8 +204,9 @@ export async function startStack(workDir: string, settings: Settings, teardown: 
   });
   return {
     workDir,
-    product: await target(product, port, productProxy, 'nginx-product'),
-    baseline: await target(baseline, baselinePort, baselineProxy, 'nginx-baseline'),
+    backends,
+    product: { ...(await target(product, port, productProxy, 'nginx-product')), backends: names.product, redisPid },
+    baseline: { ...(await target(baseline, baselinePort, baselineProxy, 'nginx-baseline')), backends: names.baseline },
     host,
     token,
     appToken,

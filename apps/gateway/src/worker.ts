@@ -8,6 +8,7 @@ import {
   disconnectOnFailure,
   EventRepository,
   FileRepository,
+  FileUploadRepository,
   GatewayDexStateRepository,
   InstanceErasureRepository,
   PasswordResetRepository,
@@ -18,7 +19,9 @@ import {
 } from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import {
+  announcePresence,
   blockingRedis,
+  GATEWAY_QUEUES,
   redisTarget,
   dexRegistrationProducer,
   jobIds,
@@ -33,6 +36,7 @@ import {
   startJobProcess,
 } from '@pds/queue';
 import { createBlobStore, LocalBlobStore, objectKey, removeOrphans, S3BlobStore, type BlobStore } from '@pds/storage';
+import { settleUnfinished } from './files/trash-moves';
 import { Invalidation } from './instances/invalidation';
 import { SharedRecentWrites } from './instances/recent-writes';
 import { dexRegistrationProcessor } from './jobs/dex-registration';
@@ -69,6 +73,7 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
   const queue = { connection: redis, prefix: config.QUEUE_PREFIX };
   const states = new GatewayDexStateRepository(db);
   const files = new FileRepository(db);
+  const uploads = new FileUploadRepository(db);
   const clock = () => new Date();
   const sender = config.SMTP_URL ? smtpSender(config.SMTP_URL, mailFrom(config)) : undefined;
   if (!sender) logger.warn('SMTP_URL is not set: mail jobs (password resets) fail until it is');
@@ -95,11 +100,12 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
       withTrashPurge(
         uploadSweepProcessor({
           files,
+          uploads,
           store,
           objectKey,
           clock,
           uploadDeadline: config.UPLOAD_DEADLINE,
-          leftovers: () => removeLeftovers(store, files, clock, config.SIGNED_URL_TTL),
+          leftovers: (cutoff) => removeLeftovers(store, files, uploads, clock, config.SIGNED_URL_TTL, cutoff),
         }),
         trashPurgeProcessor({ files, store, clock, trashDays: config.TRASH_DAYS }),
       ),
@@ -181,18 +187,28 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
       await scheduleInstancePurge(queue, INSTANCE_PURGE_EVERY_MS);
       // A purge killed mid-way (or due while no worker ran) resumes now, not at the next tick.
       await purge.enqueue({}, `${jobIds.instancePurge}-start`);
+      // So do moves into the trash or out of it that a crash cut short (a deleted file's bytes still
+      // reachable at an old address); a failure here leaves them to the next sweep.
+      await settleUnfinished({ files, store }).catch((err: unknown) =>
+        logger.error({ err }, 'finishing moves to and from the trash failed'),
+      );
       await scheduleExportSweep(queue, UPLOAD_SWEEP_EVERY_MS);
       await scheduleActivitySweep(queue, ACTIVITY_SWEEP_EVERY_MS);
       await requeuePendingRegistrations(states, registration, logger);
       const metrics = await startMetrics('gateway-worker', config);
-      metrics?.metrics.queues([registration.queue, sweep.queue, thumbnails.queue, mail.queue, purge.queue]);
+      // Every queue's depth, this worker's or not yet produced by it (webhooks, exports, sweeps too).
+      const depth = GATEWAY_QUEUES.map((name) => new Producer(name, queue));
+      metrics?.metrics.queues(depth.map((producer) => producer.queue));
       metrics?.metrics.pool(() => poolUse(db));
       const stopReconciling = reconcileEvery(() => requeuePendingRegistrations(states, registration, logger), logger);
       const stopScanning = webhooks.scan();
+      const leave = announcePresence(redis, config.QUEUE_PREFIX, { kind: 'gateway-worker', queues: [...GATEWAY_QUEUES] });
       return async () => {
+        await leave();
         stopReconciling();
         stopScanning();
         await metrics?.close();
+        await Promise.all(depth.map((producer) => producer.close()));
       };
     },
     release: async () => {
@@ -204,11 +220,22 @@ export async function startGatewayWorker(config: GatewayWorkerConfig): Promise<S
 }
 
 /**
- * The local store's partial temp files; on S3, objects no live file points to, once older than a signed
+ * The local store's partial temp files, and files of resumable uploads idle since `cutoff` that no row
+ * records (a crash between the two); on S3, objects no live file points to, once older than a signed
  * address lives (an upload may still be landing until then), with a minute's margin for clock skew.
  */
-async function removeLeftovers(store: BlobStore, files: FileRepository, clock: () => Date, signedUrlTtl: number): Promise<number> {
-  if (store instanceof LocalBlobStore) return store.removeStaleTemp();
+async function removeLeftovers(
+  store: BlobStore,
+  files: FileRepository,
+  uploads: FileUploadRepository,
+  clock: () => Date,
+  signedUrlTtl: number,
+  cutoff: Date,
+): Promise<number> {
+  if (store instanceof LocalBlobStore) {
+    const resumables = await store.removeAbandonedResumables((ids) => uploads.liveIds(ids), cutoff.getTime());
+    return (await store.removeStaleTemp()) + resumables;
+  }
   if (store instanceof S3BlobStore) {
     const olderThan = new Date(clock().getTime() - (signedUrlTtl + 60) * 1000);
     return removeOrphans(store, (keys) => files.liveFiles(keys), olderThan);

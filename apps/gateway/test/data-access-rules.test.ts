@@ -39,7 +39,7 @@ function grantOf(text: string, userId: string) {
 async function onlyGrant(caller: Caller | undefined, text: string): Promise<void> {
   if (!caller) return;
   const instanceId = tenant.instance.id;
-  for (const { userId, namespace, endpoint, access } of await grants().listFor(instanceId, caller.user.id)) {
+  for (const { userId, namespace, endpoint, access } of await grants().grants(instanceId, caller.user.id)) {
     await grants().revoke(instanceId, { userId, namespace, endpoint, access });
   }
   const grant = grantOf(text, caller.user.id);

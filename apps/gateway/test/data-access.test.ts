@@ -37,7 +37,7 @@ const count = (namespace: string, endpoint: string) =>
 
 async function seed(namespace: string, endpoint: string): Promise<void> {
   await gw.db.dataRecord.deleteMany({ where: { instanceId: aliceInstance, namespace, endpoint } });
-  await gw.db.dataRecord.create({ data: { instanceId: aliceInstance, namespace, endpoint, data: { seeded: true } } });
+  await gw.db.dataRecord.create({ data: { instanceId: aliceInstance, namespace, endpoint, data: { seeded: true }, bytes: 15 } });
 }
 
 function call(action: 'read' | 'write' | 'delete', table: string, token: string | undefined) {

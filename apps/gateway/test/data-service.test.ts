@@ -5,7 +5,7 @@ import { DataChangeRepository, DataGrantRepository, DataRecordRepository } from 
 import { useGateway } from '../../../test/support/use-gateway';
 import type { Caller } from '../src/context';
 import { DataAccessPolicy } from '../src/data/access';
-import { DataService } from '../src/data/service';
+import { DataService, type RecordView } from '../src/data/service';
 import type { ResolvedInstance } from '../src/instances/registry';
 import { appRecord, installApp } from './apps-fixtures';
 import { callerWith, tenantAt } from './callers';
@@ -35,7 +35,13 @@ const table = (path: string) => {
   return { namespace, endpoint };
 };
 const everything = { descending: false, skip: 0, take: 1000 };
-const list = (path: string, caller = as.alice, tenant = here) => data.list(tenant, caller, { table: table(path), query: everything });
+/** A table's records as the service lists them (a JSON text, its data as stored), read back; its count checked against the list. */
+const list = async (path: string, caller = as.alice, tenant = here): Promise<RecordView[]> => {
+  const listed = await data.list(tenant, caller, { table: table(path), query: everything });
+  const records = JSON.parse(listed.json) as RecordView[];
+  expect(listed.count).toBe(records.length);
+  return records;
+};
 const create = (path: string, body: unknown, caller = as.alice) =>
   data.create(here, caller, { table: table(path), body, skipErrors: false });
 /** Who wrote each record, as stored. */

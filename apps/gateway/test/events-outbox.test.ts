@@ -13,12 +13,17 @@ const { carol } = users;
 
 const as = (who: { token: string }, host = alice.address) => callerRequests(gw.app, who, host);
 
-/** The instance's events in number order, once the numbering step (the worker's or a stream's) has run. */
+/**
+ * The instance's events in number order, once the numbering step (the worker's or a stream's) has run:
+ * as readers see them, each event apart, with the client address its row keeps.
+ */
 async function eventsOf(address: string) {
   const instance = await gw.db.instance.findUniqueOrThrow({ where: { address } });
-  await new EventRepository(gw.db).number(instance.id);
+  const events = new EventRepository(gw.db);
+  await events.number(instance.id);
   const rows = await gw.db.event.findMany({ where: { instanceId: instance.id }, orderBy: { seq: 'asc' } });
-  return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
+  const addresses = rows.flatMap((row) => Array.from({ length: row.count }, () => row.address));
+  return (await events.after(instance.id, 0, 10_000)).map((event, i) => ({ ...event, address: addresses[i] }));
 }
 
 describe('the outbox', () => {
@@ -49,10 +54,13 @@ describe('the outbox', () => {
 
   it('numbers the events of each instance without gaps, also while writes and numberers run at once', async () => {
     const numbering = new EventRepository(gw.db);
+    const listened = await Promise.all(
+      [alice, bob].map(async ({ address }) => (await gw.db.instance.findUniqueOrThrow({ where: { address } })).id),
+    );
     let writing = true;
     // Three numberers (a worker and two gateways' streams, say) racing each other and the writes.
     const numberers = Array.from({ length: 3 }, async () => {
-      while (writing) await numbering.numberPending(null);
+      while (writing) await numbering.numberPending(listened);
     });
     await Promise.all(
       Array.from({ length: 40 }, (_, n) =>
@@ -88,6 +96,29 @@ describe('the outbox', () => {
     const mine = (await eventsOf(alice.address)).filter((e) => (e.object as { recordId?: string }).recordId === record.recordId);
     expect(mine.map((e) => e.type)).toEqual(['record.created', 'record.updated', 'record.deleted']);
     expect(mine[2]!.seq).toBe(last);
+  });
+
+  it("keeps a batch's events in one row, numbered one by one and read from anywhere in it, past nine (numbers, not text, in order)", async () => {
+    const instance = await gw.db.instance.findUniqueOrThrow({ where: { address: bob.address } });
+    const events = new EventRepository(gw.db);
+    const start = await events.number(instance.id);
+    const batch = Array.from({ length: 12 }, (_, n) => ({ n }));
+    const saved = (await as(bob, bob.address).post('/api/v2.6/data/test/batch').send(batch).expect(201)).body as { recordId: string }[];
+    const one = (await as(bob, bob.address).post('/api/v2.6/data/test/batch').send({ n: 12 }).expect(201)).body as { recordId: string };
+    const last = await events.number(instance.id);
+    expect(last).toBe(start + 13);
+    const rows = await gw.db.event.findMany({ where: { instanceId: instance.id, seq: { gt: start } }, orderBy: { seq: 'asc' } });
+    expect(rows.map((row) => [row.count, Number(row.seq)])).toEqual([
+      [12, start + 12],
+      [1, start + 13],
+    ]);
+    const ids = [...saved.map((r) => r.recordId), one.recordId];
+    const after = async (seq: number) =>
+      (await events.after(instance.id, seq, 100)).map((e) => [e.seq, (e.object as { recordId: string }).recordId]);
+    expect(await after(start)).toEqual(ids.map((id, i) => [start + 1 + i, id]));
+    // A reader that stopped in the middle of the batch gets the rest of it, then what follows.
+    expect(await after(start + 5)).toEqual(ids.slice(5).map((id, i) => [start + 6 + i, id]));
+    expect(await after(start + 12)).toEqual([[start + 13, one.recordId]]);
   });
 
   it('writes no event for a change refused or changing nothing', async () => {
@@ -140,12 +171,13 @@ describe('retention', () => {
         times: 1,
       },
     ]);
-    const [first] = await eventsOf(bob.address);
-    await gw.db.event.update({ where: { instanceId_id: { instanceId: instance.id, id: first!.id } }, data: { at: old } });
+    await eventsOf(bob.address);
+    const first = await gw.db.event.findFirstOrThrow({ where: { instanceId: instance.id }, orderBy: { seq: 'asc' } });
+    await gw.db.event.update({ where: { instanceId_id: { instanceId: instance.id, id: first.id } }, data: { at: old } });
     const before = (await eventsOf(bob.address)).length;
 
     expect(await sweepActivity(events, 90, new Date())).toBeGreaterThanOrEqual(1);
-    expect((await eventsOf(bob.address)).map((e) => e.seq)).not.toContain(first!.seq);
+    expect((await eventsOf(bob.address)).map((e) => e.seq)).not.toContain(Number(first.seq));
     expect(await eventsOf(bob.address)).toHaveLength(before - 1);
     const reads = await gw.db.readActivity.findMany({ where: { instanceId: instance.id } });
     expect(reads.map((r) => r.object)).toEqual([{ fileId: 'new' }]);

@@ -22,8 +22,8 @@ const usage = async (address = alice.address) => new UsageRepository(gw.db).find
 const records = async () => Number((await gw.db.pool.query(`SELECT count(*) FROM "DataRecord"`)).rows[0].count);
 const verify = () => request(gw.admin!).post('/usage/verify').set('Authorization', `Bearer ${TOKEN}`);
 
-/** A record whose JSON text (as PostgreSQL prints jsonb) is `bytes` long: {"t": "…"} is 9 + the text. */
-const sized = (bytes: number) => ({ t: 'x'.repeat(bytes - 9) });
+/** A record whose JSON text is `bytes` long: {"t":"…"} is 8 + the text. */
+const sized = (bytes: number) => ({ t: 'x'.repeat(bytes - 8) });
 
 it('counts records at write, refuses (413) what would pass the quota, storing nothing, whatever runs at once', async () => {
   await data()
@@ -197,8 +197,15 @@ describe('GET /api/v2.6/system/status', () => {
     }
   });
 
+  it('answers the same storage figures exactly, in bytes, at /system/storage', async () => {
+    const res = await callerRequests(gw.app, alice, alice.address).get('/api/v2.6/system/storage').expect(200);
+    expect(res.body).toEqual({ files: 1, fileBytes: 321, fileQuotaBytes: 1024 ** 3, records: 1, recordBytes: 200, recordQuotaBytes: 1000 });
+  });
+
   it('is the owner’s only', async () => {
-    await request(gw.app).get('/api/v2.6/system/status').set('Host', alice.address).expect(401);
-    await callerRequests(gw.app, zed, alice.address).get('/api/v2.6/system/status').expect(401);
+    for (const path of ['/api/v2.6/system/status', '/api/v2.6/system/storage']) {
+      await request(gw.app).get(path).set('Host', alice.address).expect(401);
+      await callerRequests(gw.app, zed, alice.address).get(path).expect(401);
+    }
   });
 });

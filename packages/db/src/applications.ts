@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { Application, DataAccess } from './generated/gateway/client';
-import { eventCte, eventValues, writeEvents, type Actor } from './outbox';
+import { commitWithEvents, type Actor } from './outbox';
 import { sqlOn, transaction, type Sql } from './sql';
 import { USER_COLUMNS, type AccountsChanged, type User } from './users';
 
@@ -86,7 +86,7 @@ export class ApplicationRepository {
         WHERE "instanceId" = $1::uuid AND "appId" = $2 RETURNING ${APPLICATION_COLUMNS}`,
         [instanceId, appId, setup.version, user!.id],
       );
-      await writeEvents(tx, instanceId, [{ type: 'app.setup', object: { appId } }], actor);
+      await commitWithEvents(tx, instanceId, [{ type: 'app.setup', object: { appId } }], actor);
       return { application: application!, user: user! };
     });
     // The app's account may have been re-enabled and bound to the app.
@@ -96,14 +96,14 @@ export class ApplicationRepository {
 
   /** Null when the app does not exist. */
   async setEnabled(instanceId: string, appId: string, enabled: boolean, actor: Actor): Promise<Application | null> {
-    const [row] = await this.sql.prepared<Application>(
-      `WITH "changed" AS (
-        UPDATE "Application" SET "enabled" = $3 WHERE "instanceId" = $1::uuid AND "appId" = $2 RETURNING ${APPLICATION_COLUMNS}
-      ),
-      ${eventCte('"changed"', `CASE WHEN $3 THEN 'app.enabled' ELSE 'app.disabled' END`, `jsonb_build_object('appId', "appId")`, 4)}
-      SELECT * FROM "changed"`,
-      [instanceId, appId, enabled, ...eventValues(actor)],
-    );
+    const row = await transaction(this.db.pool, async (tx) => {
+      const [changed] = await tx.prepared<Application>(
+        `UPDATE "Application" SET "enabled" = $3 WHERE "instanceId" = $1::uuid AND "appId" = $2 RETURNING ${APPLICATION_COLUMNS}`,
+        [instanceId, appId, enabled],
+      );
+      if (changed) await commitWithEvents(tx, instanceId, [{ type: enabled ? 'app.enabled' : 'app.disabled', object: { appId } }], actor);
+      return changed;
+    });
     if (!row) return null;
     await this.changed(instanceId);
     return row;

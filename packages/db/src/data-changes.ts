@@ -1,15 +1,27 @@
 // Changes to data records by id (update, delete, batches across tables, links) and the questions
 // asked about the tables as a whole (their names, an app's newest record).
 import type { GatewayDb } from './clients';
-import { insertRows, RECORD_OBJECT, recordBytes, withoutRecords, type LocatedRecord, type TableRow } from './data';
-import { eventCte, eventValues, type Actor } from './outbox';
+import {
+  changeRecords,
+  insertStatements,
+  newRecords,
+  recordEvents,
+  removeRecords,
+  sumBytes,
+  type LocatedRecord,
+  type NewRecord,
+  type TableRow,
+} from './data';
+import { eventStatements, type Actor } from './outbox';
 import { ReadRouting } from './replica';
-import { sqlOn, type Sql } from './sql';
-import { addRecordUsage, QuotaExceeded, refillRecordAllowance, UNLIMITED, type QuotaDefaults } from './usage';
+import { sqlOn, statement, type Sql, type Statement } from './sql';
+import { recordUsage, UNLIMITED, type QuotaDefaults } from './usage';
 
 /** A record with the account that wrote it (null for records older than that column). */
 export interface OwnedRecord extends LocatedRecord {
   userId: string | null;
+  /** What it counts in the usage (the bytes of its JSON text). */
+  bytes: number;
 }
 
 /** A row of a batch: a record and the records to store linked to it. */
@@ -26,41 +38,15 @@ export type ChangeCheck = (found: OwnedRecord[]) => Promise<void> | void;
 
 const OWNED_COLUMNS = `"recordId", "namespace", "endpoint", "data", "userId"`;
 
-/** Replaces the data of the records given as a JSON array of { recordId, data } ($2), in that order. */
-const UPDATE_DATA = `WITH updated AS (
-    UPDATE "DataRecord" AS r SET "data" = u.c->'data'
-    FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS u(c, n)
-    WHERE r."instanceId" = $1::uuid AND r."recordId" = (u.c->>'recordId')::uuid
-    RETURNING r."recordId", r."namespace", r."endpoint", r."data", r."userId", u.n
-  ),
-  ${eventCte('updated', `'record.updated'`, RECORD_OBJECT, 3)}
-  SELECT ${OWNED_COLUMNS} FROM updated ORDER BY n`;
-
-/** What an update ($2, as UPDATE_DATA takes it) changes in record bytes. */
-const GROWTH = `(SELECT coalesce(sum(${recordBytes("u.c->'data'")} - ${recordBytes('r."data"')}), 0)
-    FROM jsonb_array_elements($2::jsonb) AS u(c)
-    JOIN "DataRecord" r ON r."instanceId" = $1::uuid AND r."recordId" = (u.c->>'recordId')::uuid)`;
-
-/**
- * Adds the growth of an update to the usage, before the update and in its transaction; no row when
- * the writer's allowance does not cover it (usage.ts; $3 the cluster's quota).
- */
-const UPDATE_USAGE = `WITH ${addRecordUsage('0', GROWTH, '$3')} SELECT 1 FROM usage`;
-const UPDATE_GROWTH = `SELECT ${GROWTH}::text AS "bytes"`;
-
-/** Removes records by id ($2), out of the usage and with their events ($3…), in one statement. */
-const DELETE_RECORDS = withoutRecords(
-  `DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])
-  RETURNING "recordId", "namespace", "endpoint", "data"`,
-  3,
-);
+/** Replaces one record's data ($2 the record, $3 its JSON, $4 its bytes). */
+const UPDATE_RECORD = `UPDATE "DataRecord" SET "data" = $3::jsonb, "bytes" = $4::int WHERE "instanceId" = $1::uuid AND "recordId" = $2::uuid`;
 
 export class DataChangeRepository {
   private readonly sql: Sql;
 
   /** `reads` learns of every write here (see ReadRouting); `quotas`: the cluster's, absent only for tools that read. */
   constructor(
-    db: GatewayDb,
+    private readonly db: GatewayDb,
     private readonly reads = new ReadRouting(db),
     private readonly quotas: QuotaDefaults = UNLIMITED,
   ) {
@@ -73,56 +59,75 @@ export class DataChangeRepository {
   }
 
   /**
-   * Replaces the data of the records, all or none: they are locked, `check` judges them, then one
-   * statement updates them all. Returned in the order given.
+   * Replaces the data of the records, all or none: they are locked, `check` judges them, then their
+   * usage, rows and events go in one batch with the commit. Returned in the order given.
    */
   update(instanceId: string, changes: { recordId: string; data: unknown }[], check: ChangeCheck, actor: Actor): Promise<OwnedRecord[]> {
-    return this.reads.transaction(instanceId, async (tx) => {
-      await check(
-        await selectOwned(
-          tx,
-          instanceId,
-          changes.map((c) => c.recordId),
-          true,
-        ),
+    const change = changeRecords(this.db.pool, instanceId, this.quotas, async (tx, refill) => {
+      const found = await selectOwned(
+        tx,
+        instanceId,
+        changes.map((c) => c.recordId),
+        true,
       );
-      const json = JSON.stringify(changes);
-      const usage = [instanceId, json, this.quotas.recordsBytes];
-      if ((await tx.prepared(UPDATE_USAGE, usage)).length === 0) {
-        const [growth] = await tx.prepared<{ bytes: string }>(UPDATE_GROWTH, [instanceId, json]);
-        const refilled = await refillRecordAllowance(tx, instanceId, Number(growth!.bytes), this.quotas.recordsBytes);
-        if (!refilled || (await tx.prepared(UPDATE_USAGE, usage)).length === 0) throw new QuotaExceeded('records');
-      }
-      return tx.prepared<OwnedRecord>(UPDATE_DATA, [instanceId, json, ...eventValues(actor)]);
+      await check(found);
+      const byId = new Map(found.map((record) => [record.recordId, record]));
+      const updated = changes.flatMap(({ recordId, data }) => {
+        const record = byId.get(recordId);
+        if (!record) return [];
+        const [written] = newRecords([{ ...record, data }]);
+        return [{ ...record, data, json: written!.json, bytes: written!.bytes, before: record.bytes }];
+      });
+      const growth = updated.reduce((total, r) => total + r.bytes - r.before, 0);
+      await refill(growth);
+      await tx.finish([
+        ...recordUsage(instanceId, 0, growth, this.quotas.recordsBytes),
+        ...updated.map((r) => statement(UPDATE_RECORD, [instanceId, r.recordId, r.json, r.bytes])),
+        ...eventStatements(instanceId, recordEvents('record.updated', updated), actor),
+      ]);
+      return updated.map(({ recordId, namespace, endpoint, data, userId, bytes }) => ({
+        recordId,
+        namespace,
+        endpoint,
+        data,
+        userId,
+        bytes,
+      }));
     });
+    return this.reads.written(instanceId, change);
   }
 
   /** Removes the records, all or none, once `check` has judged them locked; the number removed. */
   remove(instanceId: string, recordIds: string[], check: ChangeCheck, actor: Actor): Promise<number> {
     return this.reads.transaction(instanceId, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
-      const [row] = await tx.prepared<{ removed: number }>(DELETE_RECORDS, [instanceId, recordIds, ...eventValues(actor)]);
-      return row?.removed ?? 0;
+      return removeRecords(
+        tx,
+        `DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])
+        RETURNING "recordId", "namespace", "endpoint", "bytes"`,
+        [instanceId, recordIds],
+        this.quotas,
+        actor,
+      );
     });
   }
 
-  /** Stores a batch across tables in one transaction: each row, then its links, linked both ways. */
-  insertBatch(instanceId: string, userId: string, rows: BatchRow[], actor: Actor): Promise<LinkedRecord[]> {
-    return this.reads.transaction(instanceId, async (tx) => {
-      const saved = await insertRows(tx, instanceId, userId, rows, this.quotas, actor);
-      const result: LinkedRecord[] = [];
-      for (const [i, row] of rows.entries()) {
-        const record = saved[i] as LocatedRecord;
-        const links = row.links.length ? await insertRows(tx, instanceId, userId, row.links, this.quotas, actor) : [];
-        await linkPairs(
-          tx,
-          instanceId,
-          links.map((l) => [record.recordId, l.recordId]),
-        );
-        result.push({ ...record, links });
-      }
-      return result;
-    });
+  /** Stores a batch across tables in one transaction and one round trip: each row, its links, linked both ways. */
+  async insertBatch(instanceId: string, userId: string, rows: BatchRow[], actor: Actor): Promise<LinkedRecord[]> {
+    const saved = newRecords(rows);
+    const links = rows.map((row) => newRecords(row.links));
+    const all = [...saved, ...links.flat()];
+    const pairs = saved.flatMap((record, i) => (links[i] ?? []).map((link): [string, string] => [record.recordId, link.recordId]));
+    const statements = [...insertStatements(instanceId, userId, all, this.quotas, actor), ...linkStatements(instanceId, pairs)];
+    await this.reads.written(
+      instanceId,
+      changeRecords(this.db.pool, instanceId, this.quotas, async (tx, refill) => {
+        await refill(sumBytes(all));
+        await tx.finish(statements);
+      }),
+    );
+    const located = ({ recordId, namespace, endpoint, data }: NewRecord): LocatedRecord => ({ recordId, namespace, endpoint, data });
+    return saved.map((record, i) => ({ ...located(record), links: (links[i] ?? []).map(located) }));
   }
 
   /** Links every pair of the records (both ways); linking again is harmless. */
@@ -130,7 +135,7 @@ export class DataChangeRepository {
     await this.reads.transaction(instanceId, async (tx) => {
       await check(await selectOwned(tx, instanceId, recordIds, true));
       const pairs = recordIds.flatMap((a, i) => recordIds.slice(i + 1).map((b): [string, string] => [a, b]));
-      await linkPairs(tx, instanceId, pairs);
+      await tx.finish(linkStatements(instanceId, pairs));
     });
   }
 
@@ -182,17 +187,30 @@ export class DataChangeRepository {
 
 function selectOwned(sql: Sql, instanceId: string, recordIds: string[], lock: boolean): Promise<OwnedRecord[]> {
   // Locks in key order, so two changes over overlapping records cannot deadlock.
-  const select = `SELECT ${OWNED_COLUMNS} FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])`;
+  const select = `SELECT ${OWNED_COLUMNS}, "bytes" FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "recordId" = ANY($2::uuid[])`;
   return sql.prepared<OwnedRecord>(lock ? `${select} ORDER BY "recordId" FOR UPDATE` : `${select} ORDER BY "seq"`, [instanceId, recordIds]);
 }
 
-/** Links both ways; a pair already linked is left as it is. */
-async function linkPairs(sql: Sql, instanceId: string, pairs: [string, string][]): Promise<void> {
-  if (pairs.length === 0) return;
-  await sql.count(
-    `INSERT INTO "DataRecordLink" ("instanceId", "recordId", "linkedId")
-    SELECT $1::uuid, p."recordId", p."linkedId" FROM unnest($2::uuid[], $3::uuid[]) AS p("recordId", "linkedId")
-    ON CONFLICT DO NOTHING`,
-    [instanceId, [...pairs.map(([a]) => a), ...pairs.map(([, b]) => b)], [...pairs.map(([, b]) => b), ...pairs.map(([a]) => a)]],
-  );
+/** $1 instance, then each link's record and linked record. */
+const insertLinks = (count: number) =>
+  `INSERT INTO "DataRecordLink" ("instanceId", "recordId", "linkedId") VALUES ${Array.from(
+    { length: count },
+    (_, i) => `($1::uuid, $${2 + 2 * i}::uuid, $${3 + 2 * i}::uuid)`,
+  ).join(', ')} ON CONFLICT DO NOTHING`;
+
+/** Rows of one INSERT of links. */
+const LINKS_PER_INSERT = 100;
+
+/** The statements that link each pair both ways; a pair already linked is left as it is. */
+function linkStatements(instanceId: string, pairs: [string, string][]): Statement[] {
+  const both = pairs.flatMap(([a, b]): [string, string][] => [
+    [a, b],
+    [b, a],
+  ]);
+  const statements: Statement[] = [];
+  for (let start = 0; start < both.length; start += LINKS_PER_INSERT) {
+    const chunk = both.slice(start, start + LINKS_PER_INSERT);
+    statements.push(statement(insertLinks(chunk.length), [instanceId, ...chunk.flat()]));
+  }
+  return statements;
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
 import type { DataAccess, DataGrant } from './generated/gateway/client';
-import { eventCte, eventValues, type Actor } from './outbox';
+import type { AccountsChanged } from './users';
+import { eventStatements, type Actor, type NewEvent } from './outbox';
 import { ReadRouting } from './replica';
-import { isUuid, sqlOn, transaction, type Sql } from './sql';
-import { addRecordUsage, QuotaExceeded, refillRecordAllowance, removeRecordUsage, UNLIMITED, type QuotaDefaults } from './usage';
+import { isUuid, sqlOn, statement, transaction, type Sql, type Statement, type TransactionStatements } from './sql';
+import { allowanceShort, QuotaExceeded, recordUsage, refillRecordAllowance, UNLIMITED, type QuotaDefaults } from './usage';
 
 export interface StoredRecord {
   recordId: string;
@@ -30,75 +31,105 @@ export interface LocatedRecord extends StoredRecord {
   endpoint: string;
 }
 
-/** A data record event's object, from a row of a change's RETURNING. */
-export const RECORD_OBJECT = `jsonb_build_object('namespace', "namespace", 'endpoint', "endpoint", 'recordId', "recordId")`;
+/** A record to store, with the id, JSON text and byte count the gateway gives it. */
+export interface NewRecord extends TableRow {
+  recordId: string;
+  json: string;
+  bytes: number;
+}
 
-/** The bytes a record counts in the usage: its JSON text (`data` a jsonb expression). */
-export const recordBytes = (data: string) => `octet_length((${data})::text)`;
+/** Ids, JSON texts and byte counts for rows to store (the bytes a record counts in the usage: its JSON text's). */
+export function newRecords(rows: TableRow[]): NewRecord[] {
+  return rows.map((row) => {
+    const json = JSON.stringify(row.data) ?? 'null';
+    return { ...row, recordId: randomUUID(), json, bytes: Buffer.byteLength(json) };
+  });
+}
+
+/** Rows of one INSERT: a few statement texts cover every batch, and none binds too many values. */
+const ROWS_PER_INSERT = 100;
+
+/** $1 instance, $2 writer, $3 createdAt, then each record's id, namespace, endpoint, JSON and bytes. */
+const insertRecords = (count: number) =>
+  `INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "bytes", "userId", "createdAt") VALUES ${Array.from(
+    { length: count },
+    (_, i) =>
+      `($1::uuid, $${4 + 5 * i}::uuid, $${5 + 5 * i}, $${6 + 5 * i}, $${7 + 5 * i}::jsonb, $${8 + 5 * i}::int, $2::uuid, $3::timestamptz)`,
+  ).join(', ')}`;
+
+/** The record events of these records. */
+export const recordEvents = (type: string, records: Omit<LocatedRecord, 'data'>[]): NewEvent[] =>
+  records.map(({ namespace, endpoint, recordId }) => ({ type, object: { namespace, endpoint, recordId } }));
 
 /**
- * $1 instance, $2 writer, $3 the rows as a JSON array (ids included), $4 createdAt, $5 the cluster's
- * records quota, $6… the events' (outbox.ts). The usage is added first (usage.ts) and the rows are
- * inserted only when it was: no row at all when they would pass the quota.
+ * The statements that store records, in array order (`seq` follows it): their count in the usage first,
+ * then the rows and their events; plain statements of one batch.
  */
-const INSERT_ROWS = `WITH incoming AS (
-    SELECT t.r, t.n FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(r, n)
-  ), ${addRecordUsage('(SELECT count(*) FROM incoming)', `(SELECT coalesce(sum(${recordBytes("r->'data'")}), 0) FROM incoming)`, '$5')},
-  inserted AS (
-    INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "userId", "createdAt")
-    SELECT $1::uuid, (t.r->>'recordId')::uuid, t.r->>'namespace', t.r->>'endpoint', t.r->'data', $2::uuid, $4::timestamptz
-    FROM incoming t WHERE EXISTS (SELECT 1 FROM usage)
-    ORDER BY t.n
-    RETURNING "recordId", "namespace", "endpoint", "data", "seq"
-  ),
-  ${eventCte('inserted', `'record.created'`, RECORD_OBJECT, 6)}
-  SELECT "recordId", "namespace", "endpoint", "data" FROM inserted ORDER BY "seq"`;
-
-/** The record bytes of rows given as INSERT_ROWS takes them ($1): what they need of the allowance. */
-const ROWS_BYTES = `SELECT coalesce(sum(${recordBytes("t.r->'data'")}), 0)::text AS "bytes" FROM jsonb_array_elements($1::jsonb) AS t(r)`;
-
-/** Runs `work` in a transaction: the one the statements belong to, or a new one. */
-export type InTransaction = <T>(work: (tx: Sql) => Promise<T>) => Promise<T>;
-
-/**
- * Inserts rows in one statement (all or nothing), in array order: `seq` follows the ordinality, and
- * counts them in the instance's usage in the same statement. Takes the pool's statements or a
- * transaction's, so a batch can add its links in the same transaction; `inTransaction` runs the refill
- * and the second try together when the writer's allowance was short (usage.ts). Ids and the time are
- * made here and bound, so the statement calls no volatile function. Throws QuotaExceeded (nothing
- * stored) when the rows would pass the instance's records quota.
- */
-export async function insertRows(
-  sql: Sql,
+export function insertStatements(
   instanceId: string,
   userId: string,
-  rows: TableRow[],
+  records: NewRecord[],
   quotas: QuotaDefaults,
   actor: Actor,
-  inTransaction: InTransaction = (work) => work(sql),
-): Promise<LocatedRecord[]> {
-  const json = JSON.stringify(rows.map((row) => ({ ...row, recordId: randomUUID() })));
-  const values = [instanceId, userId, json, new Date(), quotas.recordsBytes, ...eventValues(actor)];
-  const saved = await sql.prepared<LocatedRecord>(INSERT_ROWS, values);
-  if (saved.length === rows.length) return saved;
-  const again = await inTransaction(async (tx) => {
-    const [need] = await tx.prepared<{ bytes: string }>(ROWS_BYTES, [json]);
-    if (!(await refillRecordAllowance(tx, instanceId, Number(need!.bytes), quotas.recordsBytes))) return [];
-    return tx.prepared<LocatedRecord>(INSERT_ROWS, values);
-  });
-  if (again.length < rows.length) throw new QuotaExceeded('records');
-  return again;
+): Statement[] {
+  const now = new Date();
+  const statements = recordUsage(instanceId, records.length, sumBytes(records), quotas.recordsBytes);
+  for (let start = 0; start < records.length; start += ROWS_PER_INSERT) {
+    const chunk = records.slice(start, start + ROWS_PER_INSERT);
+    const values: unknown[] = [instanceId, userId, now];
+    for (const r of chunk) values.push(r.recordId, r.namespace, r.endpoint, r.json, r.bytes);
+    statements.push(statement(insertRecords(chunk.length), values));
+  }
+  return [...statements, ...eventStatements(instanceId, recordEvents('record.created', records), actor, now)];
+}
+
+export const sumBytes = (records: { bytes: number }[]) => records.reduce((total, r) => total + r.bytes, 0);
+
+/**
+ * Runs a change of records in one transaction. `change` calls `refill(bytes)` before the statements that
+ * count them: nothing the first time. When the writer's allowance could not cover them (the CHECK of
+ * usage.ts failed, and the transaction was undone), the change runs again in a new transaction whose
+ * `refill` grants the allowance first, or throws QuotaExceeded (nothing stored) when the quota is used up.
+ */
+export async function changeRecords<T>(
+  pool: GatewayDb['pool'],
+  instanceId: string,
+  quotas: QuotaDefaults,
+  change: (tx: TransactionStatements, refill: (bytes: number) => Promise<void>) => Promise<T>,
+): Promise<T> {
+  try {
+    return await transaction(pool, (tx) => change(tx, () => Promise.resolve()));
+  } catch (error) {
+    if (!allowanceShort(error)) throw error;
+  }
+  return transaction(pool, (tx) =>
+    change(tx, async (bytes) => {
+      if (!(await refillRecordAllowance(tx, instanceId, bytes, quotas.recordsBytes))) throw new QuotaExceeded('records');
+    }),
+  );
 }
 
 /**
- * A delete of records (`del`, its first parameter the instance, RETURNING "recordId", "namespace",
- * "endpoint", "data") that takes them out of the instance's usage and writes their events in the same
- * statement, the events' parameters from `$eventsFirst` (outbox.ts); answers how many it removed.
+ * Removes the records a DELETE (`text`, RETURNING "recordId", "namespace", "endpoint", "bytes") finds,
+ * and ends the transaction with their usage and events; the number removed.
  */
-export const withoutRecords = (del: string, eventsFirst: number) => `WITH gone AS (${del}),
-  ${removeRecordUsage('(SELECT count(*) FROM gone)', `(SELECT coalesce(sum(${recordBytes('"data"')}), 0) FROM gone)`)},
-  ${eventCte('gone', `'record.deleted'`, RECORD_OBJECT, eventsFirst)}
-  SELECT count(*)::int AS "removed" FROM gone`;
+export async function removeRecords(
+  tx: TransactionStatements,
+  text: string,
+  values: [instanceId: string, ...rest: unknown[]],
+  quotas: QuotaDefaults,
+  actor: Actor,
+): Promise<number> {
+  const [instanceId] = values;
+  const gone = await tx.prepared<Omit<LocatedRecord, 'data'> & { bytes: number }>(text, values);
+  if (gone.length > 0) {
+    await tx.finish([
+      ...recordUsage(instanceId, -gone.length, -sumBytes(gone), quotas.recordsBytes),
+      ...eventStatements(instanceId, recordEvents('record.deleted', gone), actor),
+    ]);
+  }
+  return gone.length;
+}
 
 /** Records of the data tables. Every method takes the instance id first. */
 export class DataRecordRepository {
@@ -125,17 +156,14 @@ export class DataRecordRepository {
     records: unknown[],
     actor: Actor,
   ): Promise<StoredRecord[]> {
-    const rows = await this.reads.written(
+    const rows = newRecords(records.map((data) => ({ namespace, endpoint, data })));
+    const statements = insertStatements(instanceId, userId, rows, this.quotas, actor);
+    await this.reads.written(
       instanceId,
-      insertRows(
-        this.sql,
-        instanceId,
-        userId,
-        records.map((data) => ({ namespace, endpoint, data })),
-        this.quotas,
-        actor,
-        (work) => transaction(this.db.pool, work),
-      ),
+      changeRecords(this.db.pool, instanceId, this.quotas, async (tx, refill) => {
+        await refill(sumBytes(rows));
+        await tx.finish(statements);
+      }),
     );
     return rows.map(({ recordId, data }) => ({ recordId, data }));
   }
@@ -145,13 +173,22 @@ export class DataRecordRepository {
    * a prepared statement (packages/db/src/sql.ts), with the path as a bound text[].
    */
   find(instanceId: string, namespace: string, endpoint: string, query: RecordQuery): Promise<StoredRecord[]> {
+    return this.select('"data"', instanceId, namespace, endpoint, query);
+  }
+
+  /** The records `find` reads, with their data as the JSON text the database keeps (for answers that pass it on as it is). */
+  findJson(instanceId: string, namespace: string, endpoint: string, query: RecordQuery): Promise<{ recordId: string; data: string }[]> {
+    return this.select('"data"::text AS "data"', instanceId, namespace, endpoint, query);
+  }
+
+  private select<R>(data: string, instanceId: string, namespace: string, endpoint: string, query: RecordQuery): Promise<R[]> {
     const direction = query.descending ? 'DESC' : 'ASC';
     // Records without the path sort last either way, as the original system's clients expect.
     const order = query.orderBy ? `"data" #> $6::text[] ${direction} NULLS LAST, "seq" ASC` : `"seq" ${direction}`;
     const values: unknown[] = [instanceId, namespace, endpoint, query.skip, query.take];
     if (query.orderBy) values.push(query.orderBy);
-    return this.sql.prepared<StoredRecord>(
-      `SELECT "recordId", "data" FROM "DataRecord"
+    return this.sql.prepared<R>(
+      `SELECT "recordId", ${data} FROM "DataRecord"
        WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3
        ORDER BY ${order} OFFSET $4 LIMIT $5`,
       values,
@@ -168,17 +205,18 @@ export class DataRecordRepository {
   }
 
   /** The number of records removed. */
-  async deleteEndpoint(instanceId: string, namespace: string, endpoint: string, actor: Actor): Promise<number> {
-    const remove = this.sql.prepared<{ removed: number }>(
-      withoutRecords(
+  deleteEndpoint(instanceId: string, namespace: string, endpoint: string, actor: Actor): Promise<number> {
+    const remove = transaction(this.db.pool, (tx) =>
+      removeRecords(
+        tx,
         `DELETE FROM "DataRecord" WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3
-        RETURNING "recordId", "namespace", "endpoint", "data"`,
-        4,
+        RETURNING "recordId", "namespace", "endpoint", "bytes"`,
+        [instanceId, namespace, endpoint],
+        this.quotas,
+        actor,
       ),
-      [instanceId, namespace, endpoint, ...eventValues(actor)],
     );
-    const [row] = await this.reads.written(instanceId, remove);
-    return row?.removed ?? 0;
+    return this.reads.written(instanceId, remove);
   }
 }
 
@@ -190,16 +228,22 @@ export interface GrantKey {
   access: DataAccess;
 }
 
-/** Who may read or write which data namespaces (apps' sets are written by ApplicationRepository.setUp). */
+/**
+ * Who may read or write which data namespaces (apps' sets are written by ApplicationRepository.setUp).
+ * Gateways cache an account's grants with its account: a change is announced through `changed`.
+ */
 export class DataGrantRepository {
   private readonly sql: Sql;
 
-  constructor(db: GatewayDb) {
+  constructor(
+    db: GatewayDb,
+    private readonly changed: AccountsChanged = async () => undefined,
+  ) {
     this.sql = sqlOn(db.pool);
   }
 
-  /** Read for every data call of an app or user: a prepared statement (packages/db/src/sql.ts). */
-  listFor(instanceId: string, userId: string): Promise<DataGrant[]> {
+  /** An account's grants: read for a data call of an app or user when the gateway has not cached them. */
+  grants(instanceId: string, userId: string): Promise<DataGrant[]> {
     return this.sql.prepared<DataGrant>(
       `SELECT "instanceId", "userId", "namespace", "endpoint", "access" FROM "DataGrant"
        WHERE "instanceId" = $1::uuid AND "userId" = $2::uuid ORDER BY "namespace", "endpoint", "access"`,
@@ -214,6 +258,7 @@ export class DataGrantRepository {
        ON CONFLICT DO NOTHING`,
       [instanceId, grant.userId, grant.namespace, grant.endpoint, grant.access],
     );
+    await this.changed(instanceId);
   }
 
   /** True when the grant existed. */
@@ -224,6 +269,7 @@ export class DataGrantRepository {
        WHERE "instanceId" = $1::uuid AND "userId" = $2::uuid AND "namespace" = $3 AND "endpoint" = $4 AND "access" = $5`,
       [instanceId, grant.userId, grant.namespace, grant.endpoint, grant.access],
     );
+    if (count > 0) await this.changed(instanceId);
     return count > 0;
   }
 }

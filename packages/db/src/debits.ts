@@ -1,7 +1,7 @@
 // Data debits: a bundle's records offered to one account under terms (permissions) the owner accepts.
 import type { GatewayDb } from './clients';
 import type { DataDebit, DataDebitPermission } from './generated/gateway/client';
-import { eventCte, eventValues, type Actor } from './outbox';
+import { commitWithEvents, type Actor } from './outbox';
 import { sqlOn, transaction, type Sql } from './sql';
 
 export type DebitPermission = DataDebitPermission & { bundle: { name: string; query: unknown } };
@@ -131,18 +131,17 @@ export class DataDebitRepository {
 
   /** Accepts the newest terms and ends any cancellation of them; null when the debit does not exist. */
   async enable(instanceId: string, key: string, actor: Actor): Promise<DebitWithPermissions | null> {
-    const [row] = await this.sql.prepared<{ count: number }>(
-      `WITH "enabled" AS (
-        UPDATE "DataDebitPermission" SET "accepted" = true, "canceledAt" = NULL
+    const enabled = await transaction(this.db.pool, async (tx) => {
+      const count = await tx.count(
+        `UPDATE "DataDebitPermission" SET "accepted" = true, "canceledAt" = NULL
         WHERE "instanceId" = $1::uuid AND "debitKey" = $2
-          AND "id" = (SELECT max("id") FROM "DataDebitPermission" WHERE "instanceId" = $1::uuid AND "debitKey" = $2)
-        RETURNING "debitKey"
-      ),
-      ${eventCte('"enabled"', `'debit.enabled'`, DEBIT_OBJECT, 3)}
-      SELECT count(*)::int AS "count" FROM "enabled"`,
-      [instanceId, key, ...eventValues(actor)],
-    );
-    return (row?.count ?? 0) > 0 ? this.find(instanceId, key) : null;
+          AND "id" = (SELECT max("id") FROM "DataDebitPermission" WHERE "instanceId" = $1::uuid AND "debitKey" = $2)`,
+        [instanceId, key],
+      );
+      if (count > 0) await commitWithEvents(tx, instanceId, [{ type: 'debit.enabled', object: { debitKey: key } }], actor);
+      return count > 0;
+    });
+    return enabled ? this.find(instanceId, key) : null;
   }
 
   /**
@@ -151,16 +150,14 @@ export class DataDebitRepository {
    */
   async cancel(instanceId: string, key: string, at: Date, atPeriodEnd: boolean, actor: Actor): Promise<DebitWithPermissions | null> {
     // One event however many terms it cancels: the debit is what was cancelled.
-    await this.sql.prepared(
-      `WITH "cancelled" AS (
-        UPDATE "DataDebitPermission" SET "canceledAt" = $3::timestamptz, "cancelAtPeriodEnd" = $4
-        WHERE "instanceId" = $1::uuid AND "debitKey" = $2 AND "accepted" AND "canceledAt" IS NULL
-        RETURNING "debitKey"
-      ),
-      ${eventCte('(SELECT DISTINCT "debitKey" FROM "cancelled") AS c', `'debit.cancelled'`, DEBIT_OBJECT, 5)}
-      SELECT count(*) FROM "cancelled"`,
-      [instanceId, key, at, atPeriodEnd, ...eventValues(actor)],
-    );
+    await transaction(this.db.pool, async (tx) => {
+      const count = await tx.count(
+        `UPDATE "DataDebitPermission" SET "canceledAt" = $3::timestamptz, "cancelAtPeriodEnd" = $4
+        WHERE "instanceId" = $1::uuid AND "debitKey" = $2 AND "accepted" AND "canceledAt" IS NULL`,
+        [instanceId, key, at, atPeriodEnd],
+      );
+      if (count > 0) await commitWithEvents(tx, instanceId, [{ type: 'debit.cancelled', object: { debitKey: key } }], actor);
+    });
     return this.find(instanceId, key);
   }
 
@@ -176,8 +173,6 @@ export class DataDebitRepository {
     return debits.map((debit) => ({ ...debit, permissions: byDebit.get(debit.key) ?? [] }));
   }
 }
-
-const DEBIT_OBJECT = `jsonb_build_object('debitKey', "debitKey")`;
 
 function insertTerms(sql: Sql, instanceId: string, key: string, terms: DebitTerms, now: Date): Promise<number> {
   return sql.count(INSERT_TERMS, [

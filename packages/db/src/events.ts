@@ -3,7 +3,7 @@
 import type { GatewayDb } from './clients';
 import type { ActorKind } from './outbox';
 import { ReadRouting } from './replica';
-import { sqlOn, transaction, type Sql } from './sql';
+import { sqlOn, statement, transaction, type Sql } from './sql';
 
 export interface StoredEvent {
   seq: number;
@@ -32,6 +32,13 @@ export interface ActivityEntry extends Omit<ReadEntry, 'instanceId'> {
   kind: 'change' | 'read';
 }
 
+/** The names of what activity entries mention, by id. */
+export interface ActivityNames {
+  accounts: Map<string, string>;
+  files: Map<string, string>;
+  apps: Map<string, string>;
+}
+
 export interface ActivityQuery {
   since?: Date;
   until?: Date;
@@ -41,10 +48,26 @@ export interface ActivityQuery {
   take: number;
 }
 
-const EVENT_COLUMNS = `"seq"::int8::text AS "seq", "type", "actorKind", "actorId", "object", "at"`;
+const EVENT_COLUMNS = `"seq"::int8::text AS "seq", "count", "type", "actorKind", "actorId", "object", "at"`;
 
-type EventRow = Omit<StoredEvent, 'seq'> & { seq: string };
-const toEvent = (row: EventRow): StoredEvent => ({ ...row, seq: Number(row.seq) });
+/** An outbox row: one event, or (`count` > 1) the events of one change of one type, `object` the list of theirs. */
+type EventRow = Omit<StoredEvent, 'seq'> & { seq: string; count: number };
+
+/** The events of an outbox row, each with its own object and the row's other fields, in the order written. */
+export function eventsIn<R extends { count: number; object: unknown }>({
+  count,
+  object,
+  ...row
+}: R): (Omit<R, 'count' | 'object'> & { object: Record<string, unknown> })[] {
+  const objects = (count === 1 ? [object] : object) as Record<string, unknown>[];
+  return objects.map((one) => ({ ...row, object: one }));
+}
+
+/** The row's events, each with its number: the row's `seq` is its last event's. */
+function eventsOf(row: EventRow): StoredEvent[] {
+  const first = Number(row.seq) - row.count + 1;
+  return eventsIn(row).map((event, i) => ({ ...event, seq: first + i }));
+}
 
 export class EventRepository {
   private readonly sql: Sql;
@@ -59,13 +82,14 @@ export class EventRepository {
     this.sql = sqlOn(db.pool);
   }
 
-  /** The instance's events after `seq`, oldest first. */
+  /** The instance's events after `seq`, oldest first, at most `limit` (a row holding several may pass it: then all of its). */
   async after(instanceId: string, seq: number, limit: number): Promise<StoredEvent[]> {
     const rows = await this.sql.prepared<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM "Event" WHERE "instanceId" = $1::uuid AND "seq" > $2 ORDER BY "seq" LIMIT $3`,
+      // "Event"."seq", the number: a bare "seq" would be the text of the same name that the row is read as.
+      `SELECT ${EVENT_COLUMNS} FROM "Event" WHERE "instanceId" = $1::uuid AND "seq" > $2 ORDER BY "Event"."seq" LIMIT $3`,
       [instanceId, seq, limit],
     );
-    return rows.map(toEvent);
+    return rows.flatMap(eventsOf).filter((event) => event.seq > seq);
   }
 
   /** The last event number of each instance given that has one (0 for none yet). */
@@ -77,11 +101,12 @@ export class EventRepository {
     return new Map(rows.map((row) => [row.instanceId, Number(row.last)]));
   }
 
-  /** Of `instanceIds` (of every instance when null), those with events not numbered yet, at most `limit`. */
-  async unnumbered(instanceIds: string[] | null, limit = 1000): Promise<string[]> {
+  /** Of `instanceIds`, those with events not numbered yet. */
+  async unnumbered(instanceIds: string[]): Promise<string[]> {
+    if (instanceIds.length === 0) return [];
     const rows = await this.sql.prepared<{ instanceId: string }>(
-      `SELECT DISTINCT "instanceId" FROM "Event" WHERE "seq" IS NULL AND ($1::uuid[] IS NULL OR "instanceId" = ANY($1::uuid[])) LIMIT $2`,
-      [instanceIds, limit],
+      `SELECT DISTINCT "instanceId" FROM "Event" WHERE "seq" IS NULL AND "instanceId" = ANY($1::uuid[])`,
+      [instanceIds],
     );
     return rows.map((row) => row.instanceId);
   }
@@ -102,7 +127,7 @@ export class EventRepository {
       // max rather than a count: an event removed meanwhile (the instance erased) leaves no number twice.
       const [row] = await tx.prepared<{ last: string }>(
         `WITH "pending" AS (
-           SELECT "id", row_number() OVER (ORDER BY "id") AS "n" FROM "Event" WHERE "instanceId" = $1::uuid AND "seq" IS NULL
+           SELECT "id", sum("count") OVER (ORDER BY "id") AS "n" FROM "Event" WHERE "instanceId" = $1::uuid AND "seq" IS NULL
          ), "numbered" AS (
            UPDATE "Event" e SET "seq" = $2::bigint + p."n" FROM "pending" p
            WHERE e."instanceId" = $1::uuid AND e."id" = p."id" RETURNING e."seq"
@@ -115,8 +140,11 @@ export class EventRepository {
     });
   }
 
-  /** Numbers what is waiting of each instance given (of every instance when null, a batch at a time). */
-  async numberPending(instanceIds: string[] | null): Promise<void> {
+  /**
+   * Numbers what is waiting of each instance given: those something listens to (a webhook, a stream).
+   * The others' events wait unnumbered, costing nothing, until a listener arrives and numbers them.
+   */
+  async numberPending(instanceIds: string[]): Promise<void> {
     for (const instanceId of await this.unnumbered(instanceIds)) await this.number(instanceId);
   }
 
@@ -139,13 +167,35 @@ export class EventRepository {
     const filter = `"instanceId" = $1::uuid AND ($2::timestamptz IS NULL OR "at" >= $2) AND ($3::timestamptz IS NULL OR "at" < $3)
       AND ($4::uuid IS NULL OR "actorId" = $4::uuid)
       AND ($5::text IS NULL OR "type" = $5 OR (right($5, 1) = '.' AND starts_with("type", $5)))`;
-    return sqlOn(await this.reads.pool(instanceId)).prepared<ActivityEntry>(
-      `(SELECT 'change' AS "kind", "type", "actorKind", "actorId", "object", "address", "at", 1 AS "times" FROM "Event" WHERE ${filter} ORDER BY "at" DESC LIMIT $6)
+    // A change's row may hold several events (`count`): each is an entry, the newest `take` kept.
+    const rows = await sqlOn(await this.reads.pool(instanceId)).prepared<ActivityEntry & { count: number }>(
+      `(SELECT 'change' AS "kind", "type", "actorKind", "actorId", "object", "address", "at", 1 AS "times", "count" FROM "Event" WHERE ${filter} ORDER BY "at" DESC, "id" DESC LIMIT $6)
        UNION ALL
-       (SELECT 'read' AS "kind", "type", "actorKind", "actorId", "object", "address", "at", "times" FROM "ReadActivity" WHERE ${filter} ORDER BY "at" DESC LIMIT $6)
+       (SELECT 'read' AS "kind", "type", "actorKind", "actorId", "object", "address", "at", "times", 1 AS "count" FROM "ReadActivity" WHERE ${filter} ORDER BY "at" DESC LIMIT $6)
        ORDER BY "at" DESC LIMIT $6`,
       values,
     );
+    return rows.flatMap((row) => eventsIn(row).reverse()).slice(0, query.take);
+  }
+
+  /**
+   * What the activity log's entries name, in words, in one statement: accounts (an app's account by the
+   * app's title, others by username), files by name, apps by title. Ids that name nothing are left out.
+   */
+  async names(instanceId: string, ids: { accounts: string[]; files: string[]; apps: string[] }): Promise<ActivityNames> {
+    const rows = await sqlOn(await this.reads.pool(instanceId)).prepared<{ kind: keyof ActivityNames; key: string; name: string }>(
+      `SELECT 'accounts' AS "kind", u."id"::text AS "key", coalesce(a."record"->>'title', u."username") AS "name"
+         FROM "User" u LEFT JOIN "Application" a ON a."instanceId" = u."instanceId" AND a."userId" = u."id"
+         WHERE u."instanceId" = $1::uuid AND u."id" = ANY($2::uuid[])
+       UNION ALL
+       SELECT 'files', f."fileId", f."name" FROM "File" f WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($3::text[])
+       UNION ALL
+       SELECT 'apps', a."appId", a."record"->>'title' FROM "Application" a WHERE a."instanceId" = $1::uuid AND a."appId" = ANY($4::text[])`,
+      [instanceId, ids.accounts, ids.files, ids.apps],
+    );
+    const names: ActivityNames = { accounts: new Map(), files: new Map(), apps: new Map() };
+    for (const row of rows) names[row.kind].set(row.key, row.name);
+    return names;
   }
 
   /** Every instance's id, for the sweep to go through one instance at a time. */
@@ -156,23 +206,20 @@ export class EventRepository {
   /**
    * Removes the instance's reads and events older than `before`, at most `limit` of each per call (the
    * sweep calls again while it removes a full batch). Events are the outbox too: a webhook or stream
-   * further behind than the retention starts again at the oldest kept.
+   * further behind than the retention starts again at the oldest kept. Events never numbered go too: no
+   * one listened when they were written, and a listener starts after the newest event.
    */
   async sweep(instanceId: string, before: Date, limit: number): Promise<number> {
-    const [row] = await this.sql.prepared<{ count: number }>(
-      `WITH "oldReads" AS (
-         DELETE FROM "ReadActivity" WHERE "instanceId" = $1::uuid AND "id" IN (
-           SELECT "id" FROM "ReadActivity" WHERE "instanceId" = $1::uuid AND "at" < $2::timestamptz LIMIT $3)
-         RETURNING "id"
-       ), "oldEvents" AS (
-         DELETE FROM "Event" WHERE "instanceId" = $1::uuid AND "id" IN (
-           SELECT "id" FROM "Event" WHERE "instanceId" = $1::uuid AND "at" < $2::timestamptz AND "seq" IS NOT NULL LIMIT $3)
-         RETURNING "id"
-       )
-       SELECT greatest((SELECT count(*) FROM "oldReads"), (SELECT count(*) FROM "oldEvents"))::int AS "count"`,
-      [instanceId, before, limit],
+    const removed = await this.sql.batch(
+      ['ReadActivity', 'Event'].map((table) =>
+        statement(
+          `DELETE FROM "${table}" WHERE "instanceId" = $1::uuid AND "id" IN (
+             SELECT "id" FROM "${table}" WHERE "instanceId" = $1::uuid AND "at" < $2::timestamptz LIMIT $3)`,
+          [instanceId, before, limit],
+        ),
+      ),
     );
-    return row?.count ?? 0;
+    return Math.max(...removed.map((answer) => answer.rowCount));
   }
 }
 
@@ -182,7 +229,7 @@ export async function filesVisibleTo(db: GatewayDb, instanceId: string, userId: 
   const rows = await sqlOn(db.pool).prepared<{ fileId: string }>(
     `SELECT f."fileId" FROM "File" f WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($3::text[])
        AND (f."uploaderId" = $2::uuid OR EXISTS (SELECT 1 FROM "FilePermission" p
-         WHERE p."instanceId" = f."instanceId" AND p."fileId" = f."fileId" AND p."userId" = $2::uuid))`,
+         WHERE p."instanceId" = $1::uuid AND p."fileId" = f."fileId" AND p."userId" = $2::uuid))`,
     [instanceId, userId, fileIds],
   );
   return new Set(rows.map((row) => row.fileId));

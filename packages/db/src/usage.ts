@@ -11,7 +11,9 @@
 // (refillRecordAllowance), one refill of an instance at a time. `verify` recounts everything, for the
 // operator's `usage verify`.
 import type { GatewayDb } from './clients';
-import { sqlOn, type Sql } from './sql';
+import { postgresErrorCode, sqlOn, statement, type Sql, type Statement } from './sql';
+
+const CHECK_VIOLATION = '23514';
 
 export interface InstanceUsage {
   /** Completed and trashed files, and their bytes. */
@@ -51,26 +53,21 @@ export interface FileUsageChange {
   bytes: number;
 }
 
-/** The usage a recount finds ($1 an instance id, or null for all): the rule the statements keep. */
-const COUNTED = `SELECT i."id" AS "instanceId", i."address",
-    coalesce(f."files", 0)::text AS "files", coalesce(f."fileBytes", 0)::text AS "fileBytes",
-    coalesce(r."records", 0)::text AS "records", coalesce(r."recordBytes", 0)::text AS "recordBytes"
-  FROM "Instance" i
-  LEFT JOIN LATERAL (SELECT count(*) AS "files", sum(coalesce(f."size", 0)) AS "fileBytes" FROM "File" f
-    WHERE f."instanceId" = i."id" AND (f."status" = 'Completed' OR f."trashedAt" IS NOT NULL)) f ON true
-  LEFT JOIN LATERAL (SELECT count(*) AS "records", sum(octet_length(d."data"::text)) AS "recordBytes" FROM "DataRecord" d
-    WHERE d."instanceId" = i."id") r ON true
-  WHERE ($1::uuid IS NULL OR i."id" = $1::uuid)`;
+/**
+ * What a recount finds ($1 an instance id, or null for all): the rule the statements keep, per table and
+ * grouped by instance, so each runs on the instance's shards alone (on Citus, one task per shard).
+ */
+const COUNTED_FILES = `SELECT f."instanceId", count(*)::text AS "files", sum(coalesce(f."size", 0))::text AS "fileBytes" FROM "File" f
+  WHERE ($1::uuid IS NULL OR f."instanceId" = $1::uuid) AND (f."status" = 'Completed' OR f."trashedAt" IS NOT NULL)
+  GROUP BY f."instanceId"`;
+const COUNTED_RECORDS = `SELECT d."instanceId", count(*)::text AS "records", sum(d."bytes")::text AS "recordBytes" FROM "DataRecord" d
+  WHERE ($1::uuid IS NULL OR d."instanceId" = $1::uuid) GROUP BY d."instanceId"`;
+const ADDRESSES = `SELECT i."id", i."address" FROM "Instance" i WHERE ($1::uuid IS NULL OR i."id" = $1::uuid)`;
 
 /** Rows across the instance's shares can be negative (a record deleted on another share than it was added on); their sum is not. */
 const STORED = `SELECT u."instanceId", sum(u."files")::text AS "files", sum(u."fileBytes")::text AS "fileBytes",
     sum(u."records")::text AS "records", sum(u."recordBytes")::text AS "recordBytes"
   FROM "InstanceUsage" u WHERE ($1::uuid IS NULL OR u."instanceId" = $1::uuid) GROUP BY u."instanceId"`;
-
-/** The instance's usage summed over its shares, to join as `u` on "instanceId" (one instance: $1). */
-export const SUMMED_USAGE = `(SELECT s."instanceId", sum(s."files") AS "files", sum(s."fileBytes") AS "fileBytes",
-    sum(s."records") AS "records", sum(s."recordBytes") AS "recordBytes"
-  FROM "InstanceUsage" s WHERE s."instanceId" = $1::uuid GROUP BY s."instanceId")`;
 
 type UsageRow = { instanceId: string; files: string; fileBytes: string; records: string; recordBytes: string };
 
@@ -114,90 +111,89 @@ const SHARES = 16;
  */
 const OWN_SHARE = `(pg_backend_pid() % ${SHARES})::int2`;
 
-/** The instance's records quota: its own, else the cluster's (`quota`, a bound parameter). */
-const recordsQuota = (quota: string) =>
-  `coalesce((SELECT i."quotaRecordsBytes" FROM "Instance" i WHERE i."id" = $1::uuid), ${quota}::bigint)`;
+/** The writer's share of the instance, made if missing (with no allowance). */
+const ENSURE_OWN_SHARE = `INSERT INTO "InstanceUsage" ("instanceId", "share") VALUES ($1::uuid, ${OWN_SHARE}) ON CONFLICT ("instanceId", "share") DO NOTHING`;
 
 /**
- * The CTE `usage` adding records to the instance's usage inside a statement that writes them ($1 is
- * the instance): `records` and `bytes` are SQL over the statement's other CTEs, `quota` the bound
- * parameter of the cluster's quota. Bytes come out of the share's allowance, granted under the quota in
- * force; no row when the allowance does not cover them (or the share has no row yet), so the write that
- * depends on it does nothing: the caller refills and tries again. A change that frees bytes passes on
- * an existing row, and adds them to the allowance. The share's row stays locked until commit, as the one
- * row did; only writers of the same share wait.
+ * $1 the instance, $2 records, $3 their bytes (both negative for a removal), $4 the cluster's records
+ * quota. Counts records on the writer's share and takes their bytes out of its allowance (a removal gives
+ * them back). It never asks first: when the allowance cannot cover the bytes, or was granted under
+ * another cluster quota than the writer's, the allowance would fall below zero and the CHECK
+ * "InstanceUsage_allowance_covers" fails the statement, and with it the write's batch; the writer then
+ * refills and writes again (changeRecords, data.ts).
  */
-export const addRecordUsage = (records: string, bytes: string, quota: string) => `usage AS (
-    UPDATE "InstanceUsage" u SET "records" = u."records" + c.n, "recordBytes" = u."recordBytes" + c.b,
-      "recordAllowance" = u."recordAllowance" - c.b
-    FROM (SELECT ${records} AS n, ${bytes} AS b) c
-    WHERE u."instanceId" = $1::uuid AND u."share" = ${OWN_SHARE}
-      AND (c.b <= 0 OR (u."recordAllowance" >= c.b AND u."allowanceQuota" = ${recordsQuota(quota)}))
-    RETURNING u."instanceId"
-  )`;
+const RECORD_USAGE = `UPDATE "InstanceUsage" u SET "records" = u."records" + $2::bigint, "recordBytes" = u."recordBytes" + $3::bigint,
+    "recordAllowance" = CASE WHEN $3::bigint <= 0 OR u."allowanceDefault" IS NULL OR u."allowanceDefault" = $4::bigint
+      THEN u."recordAllowance" - $3::bigint ELSE -1 END
+  WHERE u."instanceId" = $1::uuid AND u."share" = ${OWN_SHARE}`;
 
-/** The CTE `usage` taking records away (a delete: never refused); `records` and `bytes` as in addRecordUsage. */
-export const removeRecordUsage = (records: string, bytes: string) => `usage AS (
-    INSERT INTO "InstanceUsage" AS u ("instanceId", "share", "records", "recordBytes", "recordAllowance")
-    SELECT $1::uuid, ${OWN_SHARE}, -c.n, -c.b, c.b FROM (SELECT ${records} AS n, ${bytes} AS b) c
-    ON CONFLICT ("instanceId", "share") DO UPDATE SET "records" = u."records" + EXCLUDED."records",
-      "recordBytes" = u."recordBytes" + EXCLUDED."recordBytes", "recordAllowance" = u."recordAllowance" + EXCLUDED."recordAllowance"
-    RETURNING u."instanceId"
-  )`;
+/** The statements that count a change of records in the instance's usage: the share made if missing, then RECORD_USAGE. */
+export function recordUsage(instanceId: string, records: number, bytes: number, defaultQuota: number): Statement[] {
+  return [statement(ENSURE_OWN_SHARE, [instanceId]), statement(RECORD_USAGE, [instanceId, records, bytes, defaultQuota])];
+}
 
-/** Locks a share's row ($2; made if missing): the writer's own, or -1, the instance's refill lock. */
+const ALLOWANCE_CHECK = 'InstanceUsage_allowance_covers';
+
+/**
+ * Whether a write failed because its share's allowance could not cover it (RECORD_USAGE's CHECK). Citus
+ * passes on a worker's error without its constraint field, so its message is read too.
+ */
+export function allowanceShort(error: unknown): boolean {
+  if (postgresErrorCode(error) !== CHECK_VIOLATION) return false;
+  const { constraint, message } = error as { constraint?: string; message?: string };
+  return constraint === ALLOWANCE_CHECK || Boolean(message?.includes(`"${ALLOWANCE_CHECK}"`));
+}
+
+/** Locks a share's row (made if missing): the writer's own, or -1, the instance's refill lock. */
 const LOCK_SHARE = (share: string) => `INSERT INTO "InstanceUsage" AS u ("instanceId", "share") VALUES ($1::uuid, ${share})
   ON CONFLICT ("instanceId", "share") DO UPDATE SET "share" = u."share" RETURNING u."share"`;
 const LOCK_OWN_SHARE = LOCK_SHARE(OWN_SHARE);
 const LOCK_REFILLS = LOCK_SHARE('-1::int2');
+const OWN_QUOTA = `SELECT i."quotaRecordsBytes"::text AS "quota" FROM "Instance" i WHERE i."id" = $1::uuid`;
+const SHARES_OF = `SELECT s."share", s."recordBytes"::text AS "recordBytes", s."recordAllowance"::text AS "recordAllowance"
+  FROM "InstanceUsage" s WHERE s."instanceId" = $1::uuid AND s."share" >= 0`;
+/** The other shares' allowances no writer holds now: SKIP LOCKED never waits, and returns the newest values of the rows it locks. */
+const IDLE_ALLOWANCES = `SELECT s."share", s."recordAllowance"::text AS "recordAllowance" FROM "InstanceUsage" s
+  WHERE s."instanceId" = $1::uuid AND s."share" >= 0 AND s."share" <> $2::int2 AND s."recordAllowance" <> 0
+  FOR UPDATE SKIP LOCKED`;
+const TAKE_BACK = `UPDATE "InstanceUsage" SET "recordAllowance" = 0 WHERE "instanceId" = $1::uuid AND "share" = ANY($2::int2[])`;
+const GRANT = `UPDATE "InstanceUsage" SET "recordAllowance" = $3::bigint, "allowanceDefault" = $4::bigint
+  WHERE "instanceId" = $1::uuid AND "share" = $2::int2`;
 
-/**
- * $2 the bytes needed, $3 the cluster's quota. Counts what is left of the quota beside the bytes stored
- * and the other shares' allowances, and grants the writer's share the bytes needed and a sixteenth of
- * what is left beyond them (later writes then need no refill). When that is less than needed, it first
- * takes back the allowances of the other shares no writer holds now (SKIP LOCKED: it never waits; a
- * row locked so returns its newest values, so what a writer used since the snapshot is not given twice). No
- * row when even then less is left than needed; a change that frees bytes needs nothing, and always
- * gets its row.
- */
-const GRANT = `WITH "quota" AS (SELECT ${recordsQuota('$3')} AS "bytes"),
-  "shares" AS (SELECT s."share", s."recordBytes", s."recordAllowance" FROM "InstanceUsage" s WHERE s."instanceId" = $1::uuid),
-  "unclaimed" AS (
-    SELECT (SELECT q."bytes" FROM "quota" q) - sum(s."recordBytes")
-      - sum(CASE WHEN s."share" = ${OWN_SHARE} THEN 0 ELSE s."recordAllowance" END) AS "bytes"
-    FROM "shares" s
-  ),
-  "claimed" AS (
-    SELECT s."share", s."recordAllowance" FROM "InstanceUsage" s
-    WHERE s."instanceId" = $1::uuid AND (SELECT c."bytes" FROM "unclaimed" c) < $2::bigint
-      AND s."share" >= 0 AND s."share" <> ${OWN_SHARE} AND s."recordAllowance" <> 0
-    FOR UPDATE SKIP LOCKED
-  ),
-  "idle" AS (
-    UPDATE "InstanceUsage" u SET "recordAllowance" = 0 FROM "claimed" c
-    WHERE u."instanceId" = $1::uuid AND u."share" = c."share"
-    RETURNING u."share"
-  ),
-  "left" AS (
-    SELECT c."bytes" + coalesce((SELECT sum(d."recordAllowance") FROM "claimed" d), 0) AS "bytes" FROM "unclaimed" c
-  )
-  UPDATE "InstanceUsage" u SET "recordAllowance" = greatest(0, least(l."bytes", $2::bigint + (l."bytes" - $2::bigint) / 16)),
-    "allowanceQuota" = (SELECT q."bytes" FROM "quota" q)
-  FROM "left" l
-  WHERE u."instanceId" = $1::uuid AND u."share" = ${OWN_SHARE} AND ($2::bigint <= 0 OR l."bytes" >= $2::bigint)
-  RETURNING u."share"`;
+const sum = (values: string[]) => values.reduce((total, value) => total + Number(value), 0);
 
 /**
  * Grants the writer's share enough allowance for `need` more record bytes, in the writer's transaction
- * (whose next statement then writes them); false when the quota leaves less than that. Its own share is
+ * (whose next statements then write them); false when the quota leaves less than that. Its own share is
  * locked first, then the instance's refill lock: refills take turns, and each reads (a new snapshot)
- * what the one before granted. A transaction waits only for its own share and for the refill lock,
- * neither while holding another share, so writers and refills cannot deadlock.
+ * what the one before granted. What is left of the quota beside the bytes stored and the other shares'
+ * allowances is granted: the bytes needed and a sixteenth of the rest (later writes then need no
+ * refill). When that is less than needed, the allowances of shares no writer holds now are taken back
+ * first; the newest values of the rows taken make up for what their writers used since the snapshot, so
+ * nothing is given twice. A transaction waits only for its own share and for the refill lock, neither
+ * while holding another share, so writers and refills cannot deadlock. A change that frees bytes needs
+ * nothing, and always gets its grant.
  */
 export async function refillRecordAllowance(tx: Sql, instanceId: string, need: number, defaultQuota: number): Promise<boolean> {
-  await tx.prepared(LOCK_OWN_SHARE, [instanceId]);
+  const [own] = await tx.prepared<{ share: number }>(LOCK_OWN_SHARE, [instanceId]);
+  const share = own!.share;
   await tx.prepared(LOCK_REFILLS, [instanceId]);
-  return (await tx.prepared(GRANT, [instanceId, need, defaultQuota])).length > 0;
+  const [instance] = await tx.prepared<{ quota: string | null }>(OWN_QUOTA, [instanceId]);
+  const ownQuota = instance?.quota == null ? null : Number(instance.quota);
+  const shares = await tx.prepared<{ share: number; recordBytes: string; recordAllowance: string }>(SHARES_OF, [instanceId]);
+  const others = shares.filter((s) => s.share !== share);
+  let left = (ownQuota ?? defaultQuota) - sum(shares.map((s) => s.recordBytes)) - sum(others.map((s) => s.recordAllowance));
+  if (left < need) {
+    const idle = await tx.prepared<{ share: number; recordAllowance: string }>(IDLE_ALLOWANCES, [instanceId, share]);
+    if (idle.length > 0) {
+      await tx.count(TAKE_BACK, [instanceId, idle.map((s) => s.share)]);
+      left += sum(idle.map((s) => s.recordAllowance));
+    }
+  }
+  if (need > 0 && left < need) return false;
+  const grant = Math.max(0, Math.min(left, need + Math.floor((left - need) / SHARES)));
+  await tx.count(GRANT, [instanceId, share, grant, ownQuota === null ? defaultQuota : null]);
+  return true;
 }
 
 /**
@@ -208,7 +204,7 @@ const RECOUNT = `INSERT INTO "InstanceUsage" ("instanceId", "share", "files", "f
   SELECT $1::uuid, 0, f."files", f."fileBytes", r."records", r."recordBytes", 0
   FROM (SELECT count(*) AS "files", coalesce(sum(coalesce(f."size", 0)), 0) AS "fileBytes" FROM "File" f
     WHERE f."instanceId" = $1::uuid AND (f."status" = 'Completed' OR f."trashedAt" IS NOT NULL)) f,
-  (SELECT count(*) AS "records", coalesce(sum(octet_length(d."data"::text)), 0) AS "recordBytes" FROM "DataRecord" d
+  (SELECT count(*) AS "records", coalesce(sum(d."bytes"), 0) AS "recordBytes" FROM "DataRecord" d
     WHERE d."instanceId" = $1::uuid) r
   ON CONFLICT ("instanceId", "share") DO UPDATE SET "files" = EXCLUDED."files", "fileBytes" = EXCLUDED."fileBytes",
     "records" = EXCLUDED."records", "recordBytes" = EXCLUDED."recordBytes", "recordAllowance" = 0`;
@@ -234,11 +230,14 @@ export interface InstanceStatus {
   ownerEmail: string | null;
 }
 
+/** Every part filtered on the bound instance ($1), the reference table's row and the tenant tables' alike. */
 const STATUS = `SELECT i."quotaBytes"::text AS "quotaBytes", i."quotaRecordsBytes"::text AS "quotaRecordsBytes", i."lastActiveAt",
-    (SELECT o."email" FROM "User" o WHERE o."instanceId" = i."id" AND o."kind" = 'owner' LIMIT 1) AS "ownerEmail",
-    coalesce(u."files", 0)::text AS "files", coalesce(u."fileBytes", 0)::text AS "fileBytes",
-    coalesce(u."records", 0)::text AS "records", coalesce(u."recordBytes", 0)::text AS "recordBytes"
-  FROM "Instance" i LEFT JOIN ${SUMMED_USAGE} u ON u."instanceId" = i."id"
+    (SELECT o."email" FROM "User" o WHERE o."instanceId" = $1::uuid AND o."kind" = 'owner' LIMIT 1) AS "ownerEmail",
+    u."files", u."fileBytes", u."records", u."recordBytes"
+  FROM "Instance" i,
+    (SELECT coalesce(sum(s."files"), 0)::text AS "files", coalesce(sum(s."fileBytes"), 0)::text AS "fileBytes",
+      coalesce(sum(s."records"), 0)::text AS "records", coalesce(sum(s."recordBytes"), 0)::text AS "recordBytes"
+     FROM "InstanceUsage" s WHERE s."instanceId" = $1::uuid) u
   WHERE i."id" = $1::uuid`;
 
 /** The usage of instances as the statements keep it, and its recount. */
@@ -278,8 +277,9 @@ export class UsageRepository {
   /** The cluster's totals (Prometheus): no instance named. */
   async totals(): Promise<InstanceUsage> {
     const [row] = await this.sql.prepared<UsageRow>(
-      `SELECT '' AS "instanceId", coalesce(sum("files"), 0)::text AS "files", coalesce(sum("fileBytes"), 0)::text AS "fileBytes",
-        coalesce(sum("records"), 0)::text AS "records", coalesce(sum("recordBytes"), 0)::text AS "recordBytes" FROM "InstanceUsage"`,
+      `SELECT '' AS "instanceId", coalesce(sum(u."files"), 0)::text AS "files", coalesce(sum(u."fileBytes"), 0)::text AS "fileBytes",
+        coalesce(sum(u."records"), 0)::text AS "records", coalesce(sum(u."recordBytes"), 0)::text AS "recordBytes"
+       FROM "InstanceUsage" u JOIN "Instance" i ON i."id" = u."instanceId"`,
       [],
     );
     return usageOf(row);
@@ -290,19 +290,33 @@ export class UsageRepository {
    * the two reads shows as a drift that a second run does not repeat: the operator runs it again.
    */
   async verify(instanceId: string | null = null): Promise<{ checked: number; drift: UsageDrift[] }> {
-    const [counted, stored] = await Promise.all([
-      this.sql.prepared<UsageRow & { address: string }>(COUNTED, [instanceId]),
+    type Files = { instanceId: string; files: string; fileBytes: string };
+    type Records = { instanceId: string; records: string; recordBytes: string };
+    const [instances, files, records, stored] = await Promise.all([
+      this.sql.prepared<{ id: string; address: string }>(ADDRESSES, [instanceId]),
+      this.sql.prepared<Files>(COUNTED_FILES, [instanceId]),
+      this.sql.prepared<Records>(COUNTED_RECORDS, [instanceId]),
       this.sql.prepared<UsageRow>(STORED, [instanceId]),
     ]);
+    const filesOf = new Map(files.map((row) => [row.instanceId, row]));
+    const recordsOf = new Map(records.map((row) => [row.instanceId, row]));
     const kept = new Map(stored.map((row) => [row.instanceId, usageOf(row)]));
     const drift: UsageDrift[] = [];
-    for (const row of counted) {
-      const now = usageOf(row);
-      const was = kept.get(row.instanceId) ?? { ...EMPTY };
+    for (const { id, address } of instances) {
+      const f = filesOf.get(id);
+      const r = recordsOf.get(id);
+      const now = usageOf({
+        instanceId: id,
+        files: f?.files ?? '0',
+        fileBytes: f?.fileBytes ?? '0',
+        records: r?.records ?? '0',
+        recordBytes: r?.recordBytes ?? '0',
+      });
+      const was = kept.get(id) ?? { ...EMPTY };
       if ((Object.keys(EMPTY) as (keyof InstanceUsage)[]).some((key) => now[key] !== was[key])) {
-        drift.push({ address: row.address, stored: was, counted: now });
+        drift.push({ address, stored: was, counted: now });
       }
     }
-    return { checked: counted.length, drift };
+    return { checked: instances.length, drift };
   }
 }

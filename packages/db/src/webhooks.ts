@@ -82,6 +82,15 @@ export class WebhookRepository {
   }
 
   /** Subscriptions with events still to deliver (failed ones wait for their app to subscribe again). */
+  /** The instances with a subscription that still delivers: those whose events the worker numbers (across instances). */
+  async subscribedInstances(): Promise<string[]> {
+    const rows = await this.sql.prepared<{ instanceId: string }>(
+      `SELECT DISTINCT w."instanceId" FROM "Webhook" w JOIN "Instance" i ON i."id" = w."instanceId" WHERE w."state" <> 'failed'`,
+      [],
+    );
+    return rows.map((row) => row.instanceId);
+  }
+
   due(limit: number): Promise<DueWebhook[]> {
     return this.sql.prepared<DueWebhook>(
       `SELECT w."instanceId", w."id" FROM "Webhook" w

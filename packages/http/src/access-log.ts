@@ -61,21 +61,24 @@ function linesOf(logger: Logger): AccessLines | null {
   return lines;
 }
 
-/** The request's line, when its response ends or the client goes away: id, method, path, status, milliseconds. */
-export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResponse, started: number): void {
+/**
+ * The request's line, when its response ends or the client goes away: id, method, path, status,
+ * milliseconds, and the client's address (`ip`: behind a trusted proxy the one it forwarded, clientOf).
+ */
+export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResponse, started: number, ip: string): void {
   const status = res.statusCode;
   const ms = Math.round((performance.now() - started) * 10) / 10;
   const path = pathOf(req.url ?? '/');
   const aborted = !res.writableFinished;
   if (status >= 500) {
     if (logger.isLevelEnabled('error'))
-      logger.error({ reqId: req.id, method: req.method, path, status, ms, ...(aborted ? { aborted } : {}) }, 'request failed');
+      logger.error({ reqId: req.id, method: req.method, path, status, ms, ip, ...(aborted ? { aborted } : {}) }, 'request failed');
     return;
   }
   const lines = logger.isLevelEnabled('info') ? linesOf(logger) : null;
   if (!lines) return;
   lines.add(
     `{"level":30,"time":${Date.now()},${lines.name}"reqId":${JSON.stringify(req.id)},"method":${JSON.stringify(req.method)},` +
-      `"path":${JSON.stringify(path)},"status":${status},"ms":${ms}${aborted ? ',"aborted":true' : ''},"msg":"request"}\n`,
+      `"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"ip":${JSON.stringify(ip)}${aborted ? ',"aborted":true' : ''},"msg":"request"}\n`,
   );
 }

@@ -15,12 +15,17 @@ export const MAX_JSON_DEPTH = 64;
 
 /** Reads and parses a JSON body (the caller has checked its media type); every refusal is a 4xx. */
 export async function readBody(req: IncomingMessage, limitBytes = JSON_BODY_LIMIT_BYTES): Promise<unknown> {
+  return parseJson(await readText(req, limitBytes));
+}
+
+/** Reads a body as UTF-8 text, inflated per Content-Encoding and bounded by `limitBytes`; every refusal is a 4xx. */
+export async function readText(req: IncomingMessage, limitBytes: number): Promise<string> {
   const charset = /;\s*charset=("?)([^";]+)\1/i.exec(req.headers['content-type'] ?? '')?.[2]?.toLowerCase();
   if (charset && charset !== 'utf-8' && charset !== 'utf8') throw unsupported(`Unsupported charset ${charset.slice(0, 40)}; send UTF-8`);
   const declared = Number(req.headers['content-length']);
   if (declared > limitBytes) throw tooLarge(limitBytes);
   const encoding = req.headers['content-encoding'];
-  return parseJson(decodeUtf8(await readDecoded(req, encoding, limitBytes)));
+  return decodeUtf8(await readDecoded(req, encoding, limitBytes));
 }
 
 /** Parses JSON text whose nesting is first checked against MAX_JSON_DEPTH; 400 on any failure. */

@@ -7,7 +7,7 @@
 //   - by record id (read one, update, delete, link) an account reaches only the records it wrote, and
 //     still needs write on each of their namespaces to change them; the owner reaches every record;
 //   - the list of tables is the owner's; a data debit's values go to its holder (and the owner).
-import type { DataAccess, DataGrant, DataGrantRepository, OwnedRecord } from '@pds/db';
+import type { DataAccess, DataGrant, OwnedRecord } from '@pds/db';
 import { ApiError } from '@pds/http';
 import { isOwner, type Caller } from '../context';
 import type { Table } from './input';
@@ -18,8 +18,13 @@ export function covers(grant: Pick<DataGrant, 'namespace' | 'endpoint' | 'access
   return grant.endpoint === '*' || grant.endpoint === table.endpoint || table.endpoint.startsWith(`${grant.endpoint}/`);
 }
 
+/** An account's grants, as the gateway's account cache keeps them. */
+export interface GrantSource {
+  grants(instanceId: string, userId: string): Promise<DataGrant[]>;
+}
+
 export class DataAccessPolicy {
-  constructor(private readonly grants: DataGrantRepository) {}
+  constructor(private readonly grants: GrantSource) {}
 
   /** Returns the caller when it may; throws 401 without a caller, 403 when it may not. */
   async require(instanceId: string, caller: Caller | undefined, access: DataAccess, table: Table): Promise<Caller> {
@@ -39,7 +44,7 @@ export class DataAccessPolicy {
   async judge(instanceId: string, caller: Caller | undefined): Promise<(access: DataAccess, tables: Table[]) => void> {
     if (!caller) throw ApiError.notAuthenticated();
     if (isOwner(caller)) return () => undefined;
-    const grants = await this.grants.listFor(instanceId, caller.user.id);
+    const grants = await this.grants.grants(instanceId, caller.user.id);
     return (access, tables) => {
       const refused = tables.find((table) => !grants.some((grant) => covers(grant, access, table)));
       if (refused) throw ApiError.forbidden(`No ${access} access to data ${refused.namespace}/${refused.endpoint}`);

@@ -22,7 +22,7 @@ export class DataGrantService {
 
   async list(tenant: ResolvedInstance, caller: Caller, input: { userId: string }) {
     requireOwner(caller);
-    return (await this.grants.listFor(tenant.instance.id, input.userId)).map(grantView);
+    return (await this.grants.grants(tenant.instance.id, input.userId)).map(grantView);
   }
 
   async grant(tenant: ResolvedInstance, caller: Caller, input: GrantInput): Promise<GrantInput> {

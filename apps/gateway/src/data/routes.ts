@@ -1,7 +1,7 @@
 // The data tables: `GET/POST/DELETE /api/v2.6/data/:namespace/:endpoint`; records by id
 // (`/data-record/:id`, `PUT /data`, `DELETE /data?records=`), batches, links and the list of tables.
 import { z } from 'zod';
-import { json } from '@pds/http';
+import { json, jsonList } from '@pds/http';
 import { route, type GatewayRoute } from '../route';
 import { recordsRead } from '../events/read-notes';
 import { listQuery, MAX_RECORDS_PER_REQUEST, parseRecordIds, tableParams } from './input';
@@ -122,7 +122,10 @@ export function dataRoutes(data: DataService): GatewayRoute[] {
       query: listQuery,
       responses: { 200: records },
       read: recordsRead,
-      handle: async ({ tenant, caller, params, query }) => json(await data.list(tenant, caller, { table: params, query })),
+      async handle({ tenant, caller, params, query }) {
+        const list = await data.list(tenant, caller, { table: params, query });
+        return jsonList(list.json, list.count);
+      },
     }),
     route({
       method: 'post',

@@ -18,6 +18,12 @@ import { parseBatch, parseRecords, parseUpdates, type Table } from './input';
  * A record as the original system's clients read it: `endpoint` is `namespace/endpoint` (the
  * original's `ApiRecord` names the full path there, and hat-js clients compare against it).
  */
+/** Records as a JSON list's text (RecordView's), and how many. */
+export interface RecordList {
+  json: string;
+  count: number;
+}
+
 export interface RecordView {
   endpoint: string;
   recordId: string;
@@ -48,10 +54,14 @@ export class DataService {
     private readonly access: DataAccessPolicy,
   ) {}
 
-  async list(tenant: ResolvedInstance, caller: Caller, input: { table: Table; query: RecordQuery }): Promise<RecordView[]> {
+  async list(tenant: ResolvedInstance, caller: Caller, input: { table: Table; query: RecordQuery }): Promise<RecordList> {
     const { table } = input;
     await this.access.require(tenant.instance.id, caller, 'read', table);
-    return (await this.records.find(tenant.instance.id, table.namespace, table.endpoint, input.query)).map(view(table));
+    const rows = await this.records.findJson(tenant.instance.id, table.namespace, table.endpoint, input.query);
+    // Each record's data is the JSON text as stored: never parsed only to be printed again.
+    const endpoint = JSON.stringify(`${table.namespace}/${table.endpoint}`);
+    const items = rows.map((row) => `{"endpoint":${endpoint},"recordId":"${row.recordId}","data":${row.data}}`);
+    return { json: `[${items.join(',')}]`, count: rows.length };
   }
 
   /** How many records a table holds, for a caller who may read it (the rules of `list`). */

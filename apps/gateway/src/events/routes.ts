@@ -28,8 +28,15 @@ const activityQuery = z.object({
 const activityEntry = z.object({
   kind: z.enum(['change', 'read']),
   type: z.string(),
-  actor: z.object({ kind: z.string(), id: z.uuid().nullable() }),
+  actor: z.object({
+    kind: z.string(),
+    id: z.uuid().nullable(),
+    name: z.string().nullable().describe("The account's username, or for an app's account the app's title; null when gone or none"),
+  }),
   object: z.record(z.string(), z.unknown()),
+  names: z
+    .record(z.string(), z.string())
+    .describe("The names of what the object's ids name, by id: a file's name (fileId), an app's title (appId), an account's (userId)"),
   address: z.string().nullable().describe('The client address of the request'),
   times: z.number().int().min(1).describe('How many identical reads within a second this entry stands for (1 for a change)'),
   time: z.iso.datetime().describe('When it happened (the first of the reads)'),

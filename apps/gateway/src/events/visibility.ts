@@ -2,8 +2,8 @@
 // Any other account (an app's or a plain user's) sees record events of tables its grants let it read,
 // file events of files it uploaded or was given, and its own record and file changes; nothing else, not
 // even that something else happened (accounts, apps, debits and settings are the owner's).
-import { filesVisibleTo, type DataGrantRepository, type GatewayDb, type StoredEvent } from '@pds/db';
-import { covers } from '../data/access';
+import { filesVisibleTo, type GatewayDb, type StoredEvent } from '@pds/db';
+import { covers, type GrantSource } from '../data/access';
 
 /** Who is looking: the owner, or an account with its grants. */
 export type Viewer = { owner: true } | { owner: false; userId: string };
@@ -38,14 +38,14 @@ export function publicEvent(event: StoredEvent): PublicEvent {
 export class EventVisibility {
   constructor(
     private readonly db: GatewayDb,
-    private readonly grants: DataGrantRepository,
+    private readonly grants: GrantSource,
   ) {}
 
   /** The events of `events` the viewer may see and the filter wants, in order. */
   async visible(instanceId: string, viewer: Viewer, events: StoredEvent[], filter: EventFilter = {}): Promise<StoredEvent[]> {
     const wanted = events.filter((event) => matches(event, filter));
     if (viewer.owner || wanted.length === 0) return wanted;
-    const grants = await this.grants.listFor(instanceId, viewer.userId);
+    const grants = await this.grants.grants(instanceId, viewer.userId);
     const fileIds = [...new Set(wanted.flatMap((e) => (e.type.startsWith('file.') ? [String(e.object.fileId)] : [])))];
     const files = await filesVisibleTo(this.db, instanceId, viewer.userId, fileIds);
     return wanted.filter((event) => {

@@ -10,6 +10,7 @@ import type { Logger } from '@pds/runtime';
 import type { Metrics } from '@pds/runtime';
 import { openRequest } from './envelope';
 import { pathsOf, type AnyRoute } from './route';
+import type { TrustProxy } from './request';
 import { serveRoute, type Pipeline } from './serve';
 
 interface Entry {
@@ -51,10 +52,12 @@ export interface DispatcherOptions {
   fallback: RequestListener;
   logger: Logger;
   metrics?: Metrics;
+  /** TRUST_PROXY's decision, for the access log's client address (the pipeline has its own). */
+  trust?: TrustProxy;
 }
 
 export function createDispatcher(options: DispatcherOptions): RequestListener {
-  const { pipeline, fallback, logger, metrics } = options;
+  const { pipeline, fallback, logger, metrics, trust } = options;
   const byMethod = entriesOf(options.routes);
 
   function find(method: string, path: string): { entry: Entry; params: Record<string, unknown> } | undefined {
@@ -70,7 +73,7 @@ export function createDispatcher(options: DispatcherOptions): RequestListener {
   }
 
   return (req: IncomingMessage, res: ServerResponse) => {
-    openRequest(req, res, logger, metrics);
+    openRequest(req, res, logger, { metrics, trust });
     const url = req.url ?? '/';
     const mark = url.indexOf('?');
     let found: ReturnType<typeof find>;

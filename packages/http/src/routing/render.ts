@@ -13,6 +13,9 @@ export function sendReply(res: ServerResponse, reply: Reply): void {
   if (reply.json !== undefined) {
     body = JSON.stringify(reply.json);
     res.setHeader('Content-Type', JSON_TYPE);
+  } else if (reply.jsonList) {
+    body = reply.jsonList.body;
+    res.setHeader('Content-Type', JSON_TYPE);
   } else if (reply.text) {
     body = reply.text.body;
     res.setHeader('Content-Type', reply.text.type);

@@ -5,7 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { z } from 'zod';
 
-export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
+/** `head` and `options` for protocols that define them (tus); a `get` route answers HEAD too, through express. */
+export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch' | 'head' | 'options';
 
 export interface ApiResponse {
   description: string;
@@ -13,6 +14,8 @@ export interface ApiResponse {
   body?: z.ZodType;
   /** A non-JSON body, e.g. `text/plain` or `application/octet-stream`. */
   contentType?: string;
+  /** Headers the answer carries that a client reads (by name, what each says). */
+  headers?: Record<string, string>;
 }
 
 export interface ApiHeader {
@@ -29,6 +32,11 @@ export interface Reply {
   json?: unknown;
   /** A body of another type (`text/plain; charset=utf-8`, a page). */
   text?: { type: string; body: string };
+  /**
+   * A JSON list already written: records as the database keeps their JSON, sent without parsing and
+   * printing them again. `items`: how many elements it holds.
+   */
+  jsonList?: { body: string; items: number };
 }
 
 export const json = (body: unknown, status = 200, headers?: Record<string, string>): Reply => ({ status, json: body, headers });
@@ -37,6 +45,7 @@ export const text = (type: string, body: string, headers?: Record<string, string
   text: { type, body },
   headers,
 });
+export const jsonList = (body: string, items: number): Reply => ({ status: 200, jsonList: { body, items } });
 /** Location alone: a redirect body that no client reads is not worth negotiating. */
 export const redirect = (location: string, status = 303): Reply => ({ status, headers: { Location: location } });
 
