@@ -59,8 +59,12 @@ export class PageWatch {
     page.on('pageerror', (error) => this.problems.push(`page error on ${page.url()}: ${error.message}`));
     page.on('requestfailed', (request) => {
       const reason = request.failure()?.errorText;
-      // A preview's blob: address still loading when its screen closes is cancelled, not failed.
-      if (request.url().startsWith('blob:') && reason === 'net::ERR_ABORTED') return;
+      // A preview's blob: address, or a picture, still loading when its screen closes or its list moves on
+      // (a page turned, a sort) is cancelled by the page, not failed.
+      if (reason === 'net::ERR_ABORTED' && (request.url().startsWith('blob:') || request.resourceType() === 'image')) return;
+      // Chromium's own PDF viewer (a built-in extension) loads its parts through chrome-extension:
+      // addresses; leaving a preview before they arrive cancels them. They are the browser's, not the page's.
+      if (request.url().startsWith('chrome-extension:')) return;
       // An expected error answer the browser then refuses to use (an image that is an HTML 404) is expected too.
       if (this.expected.some((e) => request.url().includes(e.url))) return;
       this.problems.push(`request failed: ${request.method()} ${request.url()} ${reason}`);
@@ -81,9 +85,10 @@ export class PageWatch {
    * The screen at desktop and phone width (a screenshot of each) and dark at desktop width (a
    * screenshot when `dark` asks for one for the docs): its accessibility problems (in dark, its
    * contrast) and, on the phone, any horizontal scrolling are all counted as problems of the test.
+   * `fullPage: false` shoots the window only (a timeline thousands of pixels long).
    * The page is left at the size and colours it had.
    */
-  async screen(page: Page, name: string, { dark = false }: { dark?: boolean } = {}): Promise<void> {
+  async screen(page: Page, name: string, { dark = false, fullPage = true }: { dark?: boolean; fullPage?: boolean } = {}): Promise<void> {
     const size = page.viewportSize() ?? DESKTOP;
     const shots: [string, { width: number; height: number }, 'light' | 'dark', boolean][] = [
       ['desktop', DESKTOP, 'light', true],
@@ -97,7 +102,7 @@ export class PageWatch {
       await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(window.scrollTo(0, 0)))));
       // Dark mode changes colours only: its screenshot is taken when the docs show it.
       const dark = colorScheme === 'dark';
-      if (forDocs || !dark) await screenshot(page, `${name}-${variant}`, forDocs);
+      if (forDocs || !dark) await screenshot(page, `${name}-${variant}`, forDocs, fullPage);
       for (const problem of await accessibilityProblems(page, { contrastOnly: dark }))
         this.problems.push(`accessibility of ${name} (${variant}): ${problem}`);
       if (viewport === PHONE) {
@@ -119,11 +124,11 @@ export function clearScreenshots(): void {
 }
 
 /** Saves a screenshot under the test output folder (git-ignored), and for the docs when asked to. */
-export async function screenshot(page: Page, name: string, forDocs = false): Promise<string> {
+export async function screenshot(page: Page, name: string, forDocs = false, fullPage = true): Promise<string> {
   mkdirSync(OUTPUT, { recursive: true });
   shots += 1;
   const file = path.join(OUTPUT, `${String(shots).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage });
   if (forDocs && process.env.UPDATE_SCREENSHOTS === '1') {
     mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
     copyFileSync(file, path.join(DOCS_SCREENSHOTS, `${name}.png`));
