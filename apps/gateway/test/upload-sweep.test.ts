@@ -1,6 +1,6 @@
 // The sweep against real PostgreSQL and the local store: files are made through a real gateway (its
 // own signed-address routes hold the local store's bytes), then swept with a clock moved past the deadline.
-import { FileRepository } from '@pds/db';
+import { FileRepository, FileUploadRepository } from '@pds/db';
 import request from 'supertest';
 import { objectKey } from '@pds/storage';
 import type { SignedUp } from '../../../test/support/gateway';
@@ -38,6 +38,7 @@ const instanceId = async (as: SignedUp) => (await gw.db.instance.findUniqueOrThr
 function sweep(secondsAfterGatewayNow: number) {
   return uploadSweepProcessor({
     files: new FileRepository(gw.db),
+    uploads: new FileUploadRepository(gw.db),
     store: gw.blobStore,
     objectKey,
     clock: () => new Date(gw.clock().getTime() + secondsAfterGatewayNow * 1000),
@@ -60,7 +61,7 @@ it('removes uploads still New past the deadline, in every instance, with permiss
   gw.clock.advance(DEADLINE - 60);
   const young = await upload(alice, 'young.txt', { bytes: true });
 
-  expect(await sweep(120)()).toEqual({ removed: 3 });
+  expect(await sweep(120)()).toEqual({ removed: 3, ended: 0 });
 
   for (const f of abandoned) {
     expect(await exists(f)).toBe(false);
@@ -74,13 +75,13 @@ it('removes uploads still New past the deadline, in every instance, with permiss
 });
 
 it('is harmless to run again, and leaves uploads younger than the deadline', async () => {
-  expect(await sweep(120)()).toEqual({ removed: 0 });
-  expect(await sweep(DEADLINE + 1)()).toEqual({ removed: 1 });
+  expect(await sweep(120)()).toEqual({ removed: 0, ended: 0 });
+  expect(await sweep(DEADLINE + 1)()).toEqual({ removed: 1, ended: 0 });
 });
 
 it('never hands a swept id out again', async () => {
   const first = await upload(alice, 'reuse.txt');
-  expect(await sweep(DEADLINE + 1)()).toEqual({ removed: 1 });
+  expect(await sweep(DEADLINE + 1)()).toEqual({ removed: 1, ended: 0 });
   const second = await upload(alice, 'reuse.txt');
   expect(second.fileId).not.toBe(first.fileId);
 });

@@ -1,6 +1,7 @@
 // The port every file feature uses for bytes. Two adapters honour it: S3 (any S3-compatible service)
 // and the local disk (the embedded default, served by the gateway itself).
 import type { Readable } from 'node:stream';
+import type { ResumableWrites } from './resumable';
 
 export const SSE_HEADER = 'x-amz-server-side-encryption';
 export const SSE_VALUE = 'AES256';
@@ -9,6 +10,16 @@ export interface PresignOptions {
   ttlSeconds: number;
   /** Public base URL of the instance (`http://alice.pds.localhost:8080`); local addresses are served there. */
   baseUrl: string;
+  /** GET only: how the answer presents the bytes, whatever type they were stored with (S3's response-content-* parameters). */
+  response?: ResponseOverrides;
+}
+
+/** The headers a signed GET answers with, fixed by whoever signs the address (a share link names its file so). */
+export interface ResponseOverrides {
+  /** A media type (`application/pdf`); only printable ASCII. */
+  contentType: string;
+  /** A Content-Disposition value (`attachment; filename="tax.pdf"`); only printable ASCII. */
+  disposition: string;
 }
 
 export interface WriteOptions {
@@ -40,9 +51,14 @@ export interface StoredBlob {
   stream: Readable;
 }
 
-export interface BlobStore {
+export interface BlobStore extends ResumableWrites {
   /** Signed address for one PUT of `key`; the PUT must carry `x-amz-server-side-encryption: AES256`. */
   presignPut(key: string, options: PresignOptions): Promise<string>;
+  /**
+   * The object key a signed upload address (one of presignPut's) grants, while it is valid; null for
+   * any other address (forged, altered, expired, for GETs, or not this store's).
+   */
+  uploadKey(address: string): string | null;
   /** Signed address for GETs of `key`. */
   presignGet(key: string, options: PresignOptions): Promise<string>;
   /** Size in bytes of the stored object, or null when there is none. */
@@ -60,6 +76,15 @@ export interface BlobStore {
   list(prefix: string): AsyncIterable<StoredObject>;
   /** Removes every object whose key starts with `prefix` (and, on S3, unfinished uploads there); how many objects. */
   removePrefix(prefix: string): Promise<number>;
+  /**
+   * Moves the object of `key` to `trashKey(key)`: no address issued for `key` reaches it any more (a
+   * presigned S3 address included), whatever its lifetime. Replaces an object at the target; does
+   * nothing when `key` has none (moved already: a repeat after a crash is harmless). Two moves of one
+   * key must not run at once (the caller holds the file's row).
+   */
+  moveToTrash(key: string): Promise<void>;
+  /** Moves the object at `trashKey(key)` back to `key`, as moveToTrash does the other way. */
+  moveFromTrash(key: string): Promise<void>;
 }
 
 /** Object key of a file: `<instance address>/<fileId>`. */
@@ -78,13 +103,31 @@ export function thumbnailKey(instanceAddress: string, fileId: string): string {
   return `${instanceAddress}/${THUMBNAILS}/${fileId}`;
 }
 
+/** The folder of trashed files' objects within an instance's keys: no fileId starts with a dot either. */
+const TRASH = '.trash';
+
 /**
- * The address and fileId of the file an object key belongs to (its bytes or its thumbnail), or null
- * for a key of another shape. A fileId never holds a `/`: other keys with more segments (an export
- * archive's) belong to no file.
+ * Where a trashed file's object (its bytes or its thumbnail) waits: `<address>/.trash/<rest of the key>`.
+ * Under the instance's prefix, so whatever removes an instance's objects removes it too.
+ */
+export function trashKey(key: string): string {
+  const slash = key.indexOf('/');
+  return `${key.slice(0, slash)}/${TRASH}${key.slice(slash)}`;
+}
+
+/** The key a trash key was made from (trashKey), or the key itself when it is no trash key. */
+export function untrashedKey(key: string): string {
+  const slash = key.indexOf('/');
+  return slash > 0 && key.startsWith(`/${TRASH}/`, slash) ? key.slice(0, slash) + key.slice(slash + TRASH.length + 1) : key;
+}
+
+/**
+ * The address and fileId of the file an object key belongs to (its bytes or its thumbnail, in the
+ * trash or not), or null for a key of another shape. A fileId never holds a `/`: other keys with more
+ * segments (an export archive's) belong to no file.
  */
 export function parseObjectKey(key: string): { address: string; fileId: string } | null {
-  const [address, first, second, ...more] = key.split('/');
+  const [address, first, second, ...more] = untrashedKey(key).split('/');
   const fileId = second === undefined ? first : first === THUMBNAILS && more.length === 0 ? second : undefined;
   return address && fileId ? { address, fileId } : null;
 }

@@ -5,9 +5,11 @@ import { LocalBlobStore } from './local/store';
 import { S3BlobStore } from './s3';
 
 export * from './blob-store';
+export * from './resumable';
 export { BLOB_ROUTE, LocalBlobStore, type LocalWriteOptions } from './local/store';
 export { S3BlobStore } from './s3';
 export { removeOrphans, type ListableStore, type LiveFiles } from './orphans';
+export type { OpenedAddress } from './signed-address';
 
 /**
  * The store the configuration names, ready to use: `STORAGE=s3` ensures the bucket exists;

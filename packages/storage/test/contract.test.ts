@@ -7,13 +7,24 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http, { type Server } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import request from 'supertest';
 import { FileRepository } from '@pds/db';
 import type { S3Settings } from '../../../scripts/lib/s3';
 import { CLUSTER, requireEnv, signUp, startTestGateway, type SignedUp, type TestGateway } from '../../../test/support/gateway';
 import { REPLICATED_S3, replicatedS3, type ReplicatedS3 } from '../../../test/support/replicated-s3';
 import { tamperAt } from '../../../test/support/tamper';
-import { BLOB_ROUTE, objectKey, removeOrphans, SSE_HEADER, SSE_VALUE, type BlobStore, type PresignOptions, type S3BlobStore } from '../src';
+import {
+  BLOB_ROUTE,
+  objectKey,
+  removeOrphans,
+  S3BlobStore,
+  SSE_HEADER,
+  SSE_VALUE,
+  trashKey,
+  type BlobStore,
+  type PresignOptions,
+} from '../src';
 
 const SSE = { [SSE_HEADER]: SSE_VALUE };
 const MAX_UPLOAD_BYTES = 1_000_000;
@@ -199,6 +210,27 @@ describe.each(SUBJECTS)('BlobStore contract: %s', (_name, start, replicated) => 
     expect(got.body.equals(bytes)).toBe(true);
   });
 
+  it('answers a signed GET with the content type and disposition it was signed with, and without them as stored', async () => {
+    const key = await s.newKey();
+    const bytes = Buffer.from('%PDF-1.4 not really');
+    expect(
+      (await send(await s.store.presignPut(key, s.presign), 'PUT', { ...SSE, 'Content-Type': 'application/octet-stream' }, bytes)).status,
+    ).toBe(200);
+    const disposition = `attachment; filename="tax 2025.pdf"; filename*=UTF-8''tax%202025.pdf`;
+    const named = await send(
+      await s.store.presignGet(key, { ...s.presign, response: { contentType: 'application/pdf', disposition } }),
+      'GET',
+    );
+    expect([named.status, named.headers['content-type'], named.headers['content-disposition']]).toEqual([
+      200,
+      'application/pdf',
+      disposition,
+    ]);
+    expect(named.body.equals(bytes)).toBe(true);
+    const plain = await send(await s.store.presignGet(key, s.presign), 'GET');
+    expect([plain.headers['content-type'], plain.headers['content-disposition']]).toEqual(['application/octet-stream', undefined]);
+  });
+
   it('stores an empty object', async () => {
     const key = await s.newKey();
     expect((await send(await s.store.presignPut(key, s.presign), 'PUT', SSE, Buffer.alloc(0))).status).toBe(200);
@@ -282,6 +314,33 @@ describe.each(SUBJECTS)('BlobStore contract: %s', (_name, start, replicated) => 
     expect((await send(putUrl, 'PUT', SSE, randomBytes(10))).status).toBe(403);
     expect((await send(getUrl, 'GET')).status).toBe(403);
     expect(await s.store.stat(key)).toBe(10);
+  });
+
+  it('moves an object to its trash key, where no address issued before reaches it, and back with the same bytes and type', async () => {
+    const key = await s.newKey();
+    const bytes = Buffer.from('a recognisable secret sentence. '.repeat(3000));
+    expect((await send(await s.store.presignPut(key, s.presign), 'PUT', { ...SSE, 'Content-Type': 'image/png' }, bytes)).status).toBe(200);
+    const before = await s.store.presignGet(key, s.presign);
+    await s.store.moveToTrash(key);
+    expect((await send(before, 'GET')).status).toBe(404);
+    expect([await s.store.stat(key), await s.store.stat(trashKey(key))]).toEqual([null, bytes.length]);
+    const listed: string[] = [];
+    for await (const object of s.store.list(`${s.alice.address}/`)) listed.push(object.key);
+    expect(listed).toContain(trashKey(key));
+    expect(listed).not.toContain(key);
+    if ('replicated' in s && s.replicated)
+      expect((await s.replicated.stored(s.bucket, trashKey(key))).bytes.includes('recognisable secret')).toBe(false);
+    // A repeat (a crash after the move) changes nothing.
+    await s.store.moveToTrash(key);
+    expect(await s.store.stat(trashKey(key))).toBe(bytes.length);
+
+    await s.store.moveFromTrash(key);
+    expect(await s.store.stat(trashKey(key))).toBeNull();
+    const after = await send(await s.store.presignGet(key, s.presign), 'GET');
+    expect([after.status, after.headers['content-type']]).toEqual([200, 'image/png']);
+    expect(after.body.equals(bytes)).toBe(true);
+    await s.store.moveFromTrash(key);
+    expect(await s.store.stat(key)).toBe(bytes.length);
   });
 
   it('removes objects; stat then gives null, and removing a missing object is fine', async () => {
@@ -455,5 +514,28 @@ describe.each(S3_SUBJECTS)('S3 behind the gateway: %s', (_name, start) => {
     expect(await s.store.stat(ghost)).toBeNull();
     expect(await s.store.stat(objectKey(s.alice.address, kept.fileId))).toBe(10);
     expect(await s.store.stat('foreign-object')).toBe(10);
+  });
+});
+
+describe('S3 store moving an object larger than one copy request', () => {
+  it('copies it in parts to the trash and back: the same bytes and type', async () => {
+    const MiB = 1024 * 1024;
+    const settings = globalS3();
+    // Parts of 5 MiB (S3's smallest) stand in for the 5 GiB of one CopyObject.
+    const store = new S3BlobStore({ ...settings, bucket: `pds-copy-${randomBytes(6).toString('hex')}`, copyPartBytes: 5 * MiB });
+    await store.ensureBucket();
+    const key = 'alice.pds.test/big.bin';
+    const bytes = randomBytes(11 * MiB);
+    await store.write(key, Readable.from([bytes]), { contentType: 'video/mp4' });
+    await store.moveToTrash(key);
+    expect([await store.stat(key), await store.stat(trashKey(key))]).toEqual([null, bytes.length]);
+    await store.moveFromTrash(key);
+    const back = await store.read(key);
+    expect(back?.contentType).toBe('video/mp4');
+    const chunks: Buffer[] = [];
+    for await (const chunk of back!.stream as AsyncIterable<Buffer>) chunks.push(chunk);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    expect(await store.stat(trashKey(key))).toBeNull();
+    await store.removePrefix('alice.pds.test/');
   });
 });

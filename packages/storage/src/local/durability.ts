@@ -1,5 +1,5 @@
 // What makes a written object durable: its folder synced after the rename that names it.
-import { mkdir, open, rename } from 'node:fs/promises';
+import { access, mkdir, open, rename } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -38,8 +38,31 @@ export async function renameDurably(
   }
 }
 
+/**
+ * Renames an object's file to another name, durably (both folders synced); false when there is no
+ * file at `from`. Creates the folder of `to` when it is the first file there.
+ */
+export async function moveDurably(storeDir: string, from: string, to: string): Promise<boolean> {
+  try {
+    await rename(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const present = await access(from).then(
+      () => true,
+      () => false,
+    );
+    if (!present) return false;
+    await mkdir(path.dirname(to), { recursive: true, mode: 0o700 });
+    await syncFolder(storeDir);
+    await rename(from, to);
+  }
+  await syncFolder(path.dirname(to));
+  if (path.dirname(from) !== path.dirname(to)) await syncFolder(path.dirname(from));
+  return true;
+}
+
 /** An fsync of a folder: what makes a rename or a new entry in it durable. */
-async function syncFolder(folder: string): Promise<void> {
+export async function syncFolder(folder: string): Promise<void> {
   const handle = await open(folder, 'r');
   try {
     await handle.sync();

@@ -12,11 +12,14 @@ import {
   type StoredBlob,
   type StoredObject,
   type WriteOptions,
+  trashKey,
+  untrashedKey,
 } from '../blob-store';
 import { deriveKey } from '../keys';
-import { AddressSigner, type BlobMethod } from '../signed-address';
+import type { AppendOptions, ResumableOptions, ResumableState, ResumableWrites } from '../resumable';
+import { AddressSigner, type BlobMethod, type OpenedAddress } from '../signed-address';
 import { removeStaleTemp } from './cleanup';
-import { renameDurably } from './durability';
+import { moveDurably, renameDurably } from './durability';
 import {
   additionalData,
   HASH_NAME,
@@ -27,9 +30,10 @@ import {
   MAX_KEY_BYTES,
   parseHeader,
   sealKey,
-  TAG_BYTES,
   unsealKey,
 } from './format';
+import { openRecords } from './records';
+import { LocalResumable } from './resumable';
 import { BatchedWriter, chunkLength, decryptChunks, readAt } from './streaming';
 
 export const BLOB_ROUTE = '/blobs';
@@ -48,7 +52,7 @@ export interface LocalWriteOptions extends WriteOptions {
   whenNamed?: () => Promise<void>;
 }
 
-export class LocalBlobStore implements BlobStore {
+export class LocalBlobStore implements BlobStore, ResumableWrites {
   readonly maxBytes: number;
   private readonly dir: string;
   private readonly tmpDir: string;
@@ -56,6 +60,7 @@ export class LocalBlobStore implements BlobStore {
   private readonly dataKey: Buffer;
   private readonly nameKey: Buffer;
   private readonly now: () => number;
+  private readonly resumable: LocalResumable;
 
   constructor(options: LocalBlobStoreOptions) {
     this.dir = path.resolve(options.dir);
@@ -66,11 +71,18 @@ export class LocalBlobStore implements BlobStore {
     this.dataKey = deriveKey(options.masterKey, 'local-blob-encryption');
     this.nameKey = deriveKey(options.masterKey, 'local-blob-names');
     this.now = options.now ?? Date.now;
+    this.resumable = new LocalResumable({
+      dir: this.dir,
+      dataKey: this.dataKey,
+      nameKey: this.nameKey,
+      pathOf: (key) => this.pathOf(key),
+    });
   }
 
   /** Creates the folders, and removes what uploads cut short by a crash left in the temp folder. */
   async init(): Promise<void> {
     await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
+    await mkdir(this.resumable.folder, { recursive: true, mode: 0o700 });
     await this.removeStaleTemp();
   }
 
@@ -87,9 +99,21 @@ export class LocalBlobStore implements BlobStore {
     return this.address(key, 'GET', options);
   }
 
-  /** The object key a token from one of this store's addresses grants `method` on, or null. */
-  openAddress(token: string, method: BlobMethod): string | null {
-    return this.signer.verify(token, method, this.now());
+  uploadKey(address: string): string | null {
+    let url: URL;
+    try {
+      url = new URL(address);
+    } catch {
+      return null;
+    }
+    const prefix = `${BLOB_ROUTE}/`;
+    if (!url.pathname.startsWith(prefix)) return null;
+    return this.openAddress(url.pathname.slice(prefix.length), 'PUT')?.key ?? null;
+  }
+
+  /** What a token from one of this store's addresses grants for `method` (an object key, and how to answer), or null. */
+  openAddress(token: string, method: BlobMethod): OpenedAddress | null {
+    return this.signer.open(token, method, this.now());
   }
 
   async stat(key: string): Promise<number | null> {
@@ -97,8 +121,7 @@ export class LocalBlobStore implements BlobStore {
     if (!file) return null;
     try {
       const { size: fileSize } = await file.stat();
-      const header = parseHeader(await readAt(file, 0, Math.min(fileSize, MAX_HEADER_BYTES)), fileSize, key);
-      return fileSize - header.bytes - TAG_BYTES;
+      return parseHeader(await readAt(file, 0, Math.min(fileSize, MAX_HEADER_BYTES)), fileSize, key).size;
     } finally {
       await file.close();
     }
@@ -106,6 +129,20 @@ export class LocalBlobStore implements BlobStore {
 
   async remove(key: string): Promise<void> {
     await Promise.all([rm(this.pathOf(key), { force: true }), rm(this.legacyPathOf(key), { force: true })]);
+  }
+
+  /** A rename: the bytes stay encrypted as they are (their additional data names the key outside the trash). */
+  async moveToTrash(key: string): Promise<void> {
+    await this.move(key, trashKey(key));
+  }
+
+  async moveFromTrash(key: string): Promise<void> {
+    await this.move(trashKey(key), key);
+  }
+
+  private async move(from: string, to: string): Promise<void> {
+    if (await moveDurably(this.dir, this.pathOf(from), this.pathOf(to))) return;
+    await moveDurably(this.dir, this.legacyPathOf(from), this.legacyPathOf(to));
   }
 
   async *list(prefix: string): AsyncIterable<StoredObject> {
@@ -133,7 +170,36 @@ export class LocalBlobStore implements BlobStore {
       await this.remove(object.key);
       removed++;
     }
+    // Uploads under way there too, as S3's removePrefix aborts its multipart uploads (they are not objects).
+    await this.resumable.removeUnder(prefix);
     return removed;
+  }
+
+  beginResumable(key: string, ref: string, options: ResumableOptions): Promise<ResumableState> {
+    return this.resumable.begin(key, ref, options);
+  }
+
+  appendResumable(key: string, ref: string, state: ResumableState, source: AsyncIterable<Buffer>, options?: AppendOptions) {
+    return this.resumable.append(key, ref, state, source, options);
+  }
+
+  /** Nothing to release: a file of records is cut back to the committed state by the next append. */
+  async releaseResumable(): Promise<void> {}
+
+  finishResumable(key: string, ref: string, state: ResumableState): Promise<void> {
+    return this.resumable.finish(key, ref, state);
+  }
+
+  abortResumable(_key: string, ref: string): Promise<void> {
+    return this.resumable.abort(ref);
+  }
+
+  /**
+   * Removes the files of uploads untouched since `before` (ms since the epoch) whose ref `live` does not
+   * keep: their row was removed by a crash between the two, or they were begun and never recorded. How many.
+   */
+  removeAbandonedResumables(live: (refs: string[]) => Promise<Set<string>>, before: number): Promise<number> {
+    return this.resumable.removeAbandoned(live, before);
   }
 
   /** The key, size and last change of an object file, or null when it went meanwhile. */
@@ -147,7 +213,11 @@ export class LocalBlobStore implements BlobStore {
       const { size: fileSize, mtime } = await handle.stat();
       const header = parseHeader(await readAt(handle, 0, Math.min(fileSize, MAX_HEADER_BYTES)), fileSize, file);
       if (!header.sealedKey) throw new Error(`stored blob ${file} has no sealed key`);
-      return { key: unsealKey(this.nameKey, header.sealedKey, file), lastModified: mtime, size: fileSize - header.bytes - TAG_BYTES };
+      const sealed = unsealKey(this.nameKey, header.sealedKey, file);
+      // The sealed key is the one outside the trash; the file's name says whether it is in it.
+      const key =
+        path.basename(file) !== hashName(sealed) && path.basename(file) === hashName(trashKey(sealed)) ? trashKey(sealed) : sealed;
+      return { key, lastModified: mtime, size: header.size };
     } finally {
       await handle.close();
     }
@@ -160,7 +230,8 @@ export class LocalBlobStore implements BlobStore {
    */
   async write(key: string, source: AsyncIterable<Buffer>, options: LocalWriteOptions = {}): Promise<number> {
     const { maxBytes = Infinity, whenNamed } = options;
-    const keyBytes = Buffer.from(key);
+    // A trashed object is sealed as its key outside the trash, so moves are renames (see move).
+    const keyBytes = Buffer.from(untrashedKey(key));
     if (keyBytes.length > MAX_KEY_BYTES) throw new Error(`object keys are limited to ${MAX_KEY_BYTES} bytes`);
     const target = this.pathOf(key);
     // The writer's pid first: a restart can tell which partial files belong to a process that died.
@@ -169,7 +240,7 @@ export class LocalBlobStore implements BlobStore {
     // ≤ 255 bytes: its length is one byte of the header.
     const contentType = storedContentType(options.contentType);
     const type = Buffer.from(contentType.length <= 255 ? contentType : storedContentType(undefined));
-    const cipher = createCipheriv('aes-256-gcm', this.dataKey, iv).setAAD(additionalData(key, type));
+    const cipher = createCipheriv('aes-256-gcm', this.dataKey, iv).setAAD(additionalData(untrashedKey(key), type));
     const file = await open(temp, 'wx', 0o600);
     const out = new BatchedWriter(file);
     let size = 0;
@@ -214,12 +285,17 @@ export class LocalBlobStore implements BlobStore {
       // One read brings the header and, for objects up to IO_CHUNK_BYTES, the whole file with its tag.
       const first = await readAt(file, 0, chunkLength(0, fileSize));
       const header = parseHeader(first, fileSize, key);
-      const decipher = createDecipheriv('aes-256-gcm', this.dataKey, header.iv).setAAD(
-        additionalData(key, Buffer.from(header.contentType)),
-      );
-      const size = fileSize - header.bytes - TAG_BYTES;
-      const ciphertext = decryptChunks(file, decipher, { read: first.subarray(header.bytes), until: first.length, fileSize });
-      const plaintext = Readable.from(ciphertext, { objectMode: false });
+      const objectData = additionalData(untrashedKey(key), Buffer.from(header.contentType));
+      const { size } = header;
+      const bytes =
+        header.format === 'records'
+          ? openRecords(file, { dataKey: this.dataKey, objectData, size }, header.bytes, fileSize)
+          : decryptChunks(file, createDecipheriv('aes-256-gcm', this.dataKey, header.iv).setAAD(objectData), {
+              read: first.subarray(header.bytes),
+              until: first.length,
+              fileSize,
+            });
+      const plaintext = Readable.from(bytes, { objectMode: false });
       // The stream owns the handle from here: it closes when the stream ends, fails or is destroyed (even unread).
       plaintext.once('close', () => void file.close().catch(() => undefined));
       return { size, contentType: header.contentType, stream: plaintext };
@@ -241,7 +317,8 @@ export class LocalBlobStore implements BlobStore {
   }
 
   private address(key: string, method: BlobMethod, options: PresignOptions): string {
-    const token = this.signer.sign(key, method, this.now() + options.ttlSeconds * 1000);
+    const response = method === 'GET' ? options.response : undefined;
+    const token = this.signer.sign(key, method, this.now() + options.ttlSeconds * 1000, response);
     return `${options.baseUrl.replace(/\/+$/, '')}${BLOB_ROUTE}/${token}`;
   }
 
