@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parseAllDocuments } from 'yaml';
+import { loadConfig } from '@pds/config';
 import { composeProblems, interpolate, loadCompose, parseEnvFile, variablesOf, type ComposeFile } from '../support/compose';
 import { unknownFieldProblems } from '../support/k8s-fields';
 import { containersOf, kustomize, type Container, type K8sObject } from '../support/kustomize';
@@ -137,6 +138,25 @@ describe('infra/compose', () => {
     }
     const nodes = Object.keys(override.services).filter((name) => /^redis-\d$/.test(name));
     expect(Object.keys((override.services.redis as { depends_on: object }).depends_on)).toEqual(nodes);
+  });
+
+  it('believes exactly its own proxy: one hop, whose X-Forwarded-For ends with the address it saw', () => {
+    for (const [name, service] of appServices()) {
+      // Migrations serve nothing.
+      if (isMigration((service.command as string[])[0]!)) continue;
+      const trust = (service.environment as Record<string, string>).TRUST_PROXY;
+      expect([name, trust, loadConfig({ TRUST_PROXY: trust }).TRUST_PROXY]).toEqual([name, '1', 1]);
+    }
+    // Only the proxy is published: nothing reaches a process without passing it.
+    expect(
+      services()
+        .filter(([, s]) => s.ports)
+        .map(([name]) => name),
+    ).toEqual(['proxy']);
+    for (const snippet of ['gateways.conf', 'dex.conf']) {
+      const text = readFileSync(join(INFRA, 'compose', 'nginx', 'snippets', snippet), 'utf8');
+      expect([snippet, /X-Forwarded-For \$proxy_add_x_forwarded_for;/.test(text)]).toEqual([snippet, true]);
+    }
   });
 
   it('routes the wildcard domain to both gateways and dex.<domain> to dex', () => {
@@ -291,6 +311,11 @@ describe('infra/k8s (the example overlay)', () => {
       const portNames = podSpec(target!).containers.flatMap((c) => (c.ports as { name: string }[]).map((p) => p.name));
       for (const port of (service.spec as { ports: { targetPort: string }[] }).ports) expect(portNames).toContain(port.targetPort);
     }
+  });
+
+  it('believes exactly its own proxy: the Ingress controller in front, one hop', () => {
+    const trust = (named('ConfigMap', 'pds-config').data as Record<string, string>).TRUST_PROXY;
+    expect([trust, loadConfig({ TRUST_PROXY: trust }).TRUST_PROXY]).toEqual(['1', 1]);
   });
 
   it('routes the cluster domain, every instance address and dex through the Ingress', () => {

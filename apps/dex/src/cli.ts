@@ -2,8 +2,15 @@
 // database (DEX_DATABASE_URL). Run `pnpm dex --help` for the commands.
 import { Command } from 'commander';
 import { loadConfig, loadConfigFor } from '@pds/config';
-import { AdminRepository, CertifiedClusterRepository, createDexDb, RegisteredInstanceRepository, type DexDb } from '@pds/db';
-import { keyFingerprint } from '@pds/tokens';
+import {
+  AdminRepository,
+  CertifiedClusterRepository,
+  ConsoleSessionRepository,
+  createDexDb,
+  RegisteredInstanceRepository,
+  type DexDb,
+} from '@pds/db';
+import { hashPassword, keyFingerprint, passwordProblem } from '@pds/tokens';
 import { isDomainName, parseInstanceAddress } from './address';
 
 function withDb(work: (db: DexDb) => Promise<void>): () => Promise<void> {
@@ -62,10 +69,31 @@ admin
   .action((raw: string) =>
     withDb(async (db) => {
       const removed = await new AdminRepository(db).remove(address(raw));
+      // Its console sessions end with it.
+      if (removed) await new ConsoleSessionRepository(db).removeActor(address(raw));
       console.log(removed ? `admin ${address(raw)} removed` : `${address(raw)} was not an admin`);
       // DEX_ADMINS seeds admins again at each dex start: say so instead of surprising the operator.
       if (removed && loadConfig().DEX_ADMINS.includes(address(raw)))
         console.log('note: DEX_ADMINS lists it, so the next dex start adds it back');
+    })(),
+  );
+admin
+  .command('password')
+  .argument('<address>', 'an administrator')
+  .description('set the console password of an administrator, read from standard input (echo … | pnpm dex admin password <address>)')
+  .action((raw: string) =>
+    withDb(async (db) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+      if (!password) throw new Error('give the password on standard input');
+      const problem = passwordProblem(password, [address(raw), address(raw).split('.')[0]!]);
+      if (problem) throw new Error(`password: ${problem}`);
+      if (!(await new AdminRepository(db).setPassword(address(raw), await hashPassword(password))))
+        throw new Error(`${address(raw)} is not an admin (pnpm dex admin add ${address(raw)} first)`);
+      // A new password ends the sessions opened with the old one.
+      await new ConsoleSessionRepository(db).removeActor(address(raw));
+      console.log(`console password of ${address(raw)} set`);
     })(),
   );
 admin.command('list').action(withDb(async (db) => console.log((await new AdminRepository(db).list()).join('\n'))));
@@ -75,9 +103,16 @@ program
   .description('list registered instances with state and key fingerprint')
   .action(
     withDb(async (db) => {
-      for (const i of await new RegisteredInstanceRepository(db).list()) {
-        const state = i.state === 'key_mismatch' ? 'key-mismatch' : i.state;
-        console.log(`${i.address}\t${state}\t${i.fingerprint ?? '-'}\t${i.updatedAt.toISOString()}`);
+      const repository = new RegisteredInstanceRepository(db);
+      const take = 1000;
+      for (let after: string | undefined; ;) {
+        const { instances } = await repository.page({ after, take });
+        for (const i of instances) {
+          const state = i.state === 'key_mismatch' ? 'key-mismatch' : i.state;
+          console.log(`${i.address}\t${state}\t${i.fingerprint ?? '-'}\t${i.updatedAt.toISOString()}`);
+        }
+        if (instances.length < take) break;
+        after = instances.at(-1)?.address;
       }
     }),
   );

@@ -1,6 +1,9 @@
 // Dex's route table; the OpenAPI document is made from the same declarations.
-import { healthRoutes, openApiDocument, openApiRoute, text, type RateLimit } from '@pds/http';
+import type { AuditRepository } from '@pds/db';
+import { CONSOLE_NOT_BUILT, healthRoutes, json, openApiDocument, openApiRoute, text, type RateLimit, type Reply } from '@pds/http';
 import { type ReadinessCheck } from '@pds/runtime';
+import { consoleRoutes } from './admin/routes';
+import type { DexConsoleService } from './admin/service';
 import { appRoutes } from './apps/routes';
 import type { AppUpdateService } from './apps/service';
 import { registrationRoutes } from './registration/routes';
@@ -15,6 +18,10 @@ export interface DexRouteServices {
   retirement: RetirementService;
   registerLimit: RateLimit;
   apps: AppUpdateService;
+  console: DexConsoleService;
+  audit: AuditRepository;
+  /** The administrators' console page (dex.html), or none when the console is not built. */
+  consolePage?: () => Promise<Reply>;
 }
 
 export function dexRouteTable(s: DexRouteServices): DexRoute[] {
@@ -30,8 +37,19 @@ export function dexRouteTable(s: DexRouteServices): DexRoute[] {
       handle: async () => text('text/plain; charset=utf-8', s.publicKeyPem),
     }),
     openApiRoute('public', dexOpenApi),
+    route({
+      method: 'get',
+      path: '/',
+      access: 'public',
+      tag: 'console',
+      hidden: true,
+      summary: 'The administrators’ console (a page for browsers)',
+      responses: { 200: { description: 'The page', contentType: 'text/html' } },
+      handle: () => (s.consolePage ? s.consolePage() : Promise.resolve(json(CONSOLE_NOT_BUILT, 404))),
+    }),
     ...registrationRoutes(s.registration, s.retirement, s.registerLimit),
     ...appRoutes(s.apps),
+    ...consoleRoutes(s.console, s.audit),
   ];
 }
 

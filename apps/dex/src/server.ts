@@ -3,6 +3,7 @@ import type { RequestListener } from 'node:http';
 import type { DexConfig } from '@pds/config';
 import {
   AdminRepository,
+  AppRecordRepository,
   CertifiedClusterRepository,
   createDexDb,
   databaseChecks,
@@ -11,7 +12,18 @@ import {
   poolUse,
 } from '@pds/db';
 import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
-import { appPushProducer, blockingRedis, keyFetchProducer, QUEUE_NAMES, queueEvents, redisTarget, requestRedis } from '@pds/queue';
+import {
+  announcePresence,
+  appPushProducer,
+  blockingRedis,
+  endConnection,
+  keyFetchProducer,
+  QUEUE_NAMES,
+  queueEvents,
+  redisTarget,
+  requestRedis,
+} from '@pds/queue';
+import { consoleDist } from '@pds/console';
 import { createDexApp } from './app';
 import type { DexRoute } from './route';
 import { loadOrCreateDexKeys } from './keys';
@@ -37,13 +49,15 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
   const keyFetchEvents = queueEvents(QUEUE_NAMES.keyFetch, { connection: blocking, prefix: config.QUEUE_PREFIX });
 
   let metrics: Awaited<ReturnType<typeof startMetrics>>;
+  let closeApp: (() => Promise<void>) | undefined;
   const release = async () => {
+    await closeApp?.();
     await metrics?.close();
+    // The connections end before the queues close (endConnection says why).
+    await Promise.all([endConnection(redis), endConnection(blocking)]);
     await keyFetchEvents.close();
     await keyFetch.close();
     await appPush.close();
-    redis.disconnect();
-    blocking.disconnect();
     await db.$disconnect();
     logger.flush();
   };
@@ -58,7 +72,18 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
     const keys = await loadOrCreateDexKeys(new DexKeyRepository(db), config.MASTER_KEY);
     metrics = await startMetrics('dex', config);
     metrics?.metrics.pool(() => poolUse(db));
-    ({ app, routes } = createDexApp({
+    const pushes = new AppRecordRepository(db);
+    metrics?.metrics.gauge(
+      'pds_app_pushes',
+      'App pushes to instances by state: queued, sending, retrying (failed, backing off), delivered, failed (given up)',
+      ['state'],
+      async () => Object.entries(await pushes.countByState()).map(([state, n]) => [{ state }, n]),
+    );
+    ({
+      app,
+      routes,
+      close: closeApp,
+    } = createDexApp({
       config,
       db,
       redis,
@@ -69,6 +94,7 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
       appPush,
       metrics: metrics?.metrics,
       registerWaitMs: options.registerWaitMs,
+      consoleDist: consoleDist(),
     }));
     server = await listen(app, config.DEX_PORT, config.BIND_ADDRESS);
   } catch (error) {
@@ -78,8 +104,10 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
   const url = `http://${config.BIND_ADDRESS}:${boundPort(server)}`;
   logger.info({ url, clusters: config.DEX_CLUSTERS, admins: config.DEX_ADMINS }, 'dex listening');
 
+  const leave = announcePresence(redis, config.QUEUE_PREFIX, { kind: 'dex' });
   const running = server;
   const close = once(async () => {
+    await leave();
     await closeServer(running, config.SHUTDOWN_TIMEOUT * 1000);
     await release();
   });

@@ -12,7 +12,9 @@ import {
 } from '@pds/db';
 import { createLogger, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import {
+  announcePresence,
   appPushProducer,
+  DEX_QUEUES,
   blockingRedis,
   keyFetchProducer,
   QUEUE_NAMES,
@@ -73,7 +75,9 @@ export async function startDexWorker(config: DexWorkerConfig): Promise<Stoppable
       metrics?.metrics.queues([keyFetch.queue, appPush.queue]);
       metrics?.metrics.pool(() => poolUse(db));
       const stopReconciling = reconcileEvery(reconcile, logger);
+      const leave = announcePresence(redis, config.QUEUE_PREFIX, { kind: 'dex-worker', queues: [...DEX_QUEUES] });
       return async () => {
+        await leave();
         stopReconciling();
         await metrics?.close();
       };

@@ -7,7 +7,7 @@ import { PEER_CLUSTER, startTestCluster, type TestCluster } from '../../../test/
 
 let c: TestCluster;
 beforeAll(async () => {
-  c = await startTestCluster({ registerWaitMs: 2500, env: { REGISTER_RATE_LIMIT: '20', TRUST_PROXY: 'true' } });
+  c = await startTestCluster({ registerWaitMs: 2500, env: { REGISTER_RATE_LIMIT: '20', TRUST_PROXY: 'loopback' } });
 });
 afterAll(() => c.close());
 

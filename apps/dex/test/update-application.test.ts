@@ -118,6 +118,20 @@ describe('POST /api/users/update-application', () => {
     expect(single.body.message).toContain('version 2');
   });
 
+  it("records each call in the administrators' audit, refused ones too, with who made it", async () => {
+    const entries = await c.dexDb.auditEntry.findMany({ where: { action: 'application.update' }, orderBy: { id: 'asc' } });
+    expect(entries.map((e) => [e.actor, e.target, e.status])).toEqual(
+      expect.arrayContaining([
+        [peers[0], 'notes', 403],
+        [ADMIN, 'notes', 400],
+        [ADMIN, 'notes', 202],
+      ]),
+    );
+    expect(entries.find((e) => e.status === 202)?.details).toEqual({ hatFilter: '*', cluster: PEER_CLUSTER });
+    // A caller whose token does not verify names no one: nothing is recorded for it.
+    expect(entries.every((e) => e.actor !== 'stranger.elsewhere.test')).toBe(true);
+  });
+
   it('delivers to a real gateway, which then lists the app', async () => {
     const res = await update({ hatFilter: ADMIN, cluster: 'pds.test' }, record({ namespace: 'diary', title: 'Diary' }), admin.token);
     expect(res.status).toBe(202);

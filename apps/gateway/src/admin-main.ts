@@ -5,6 +5,11 @@ void adminCli(process.argv.slice(2), {
   env: process.env,
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
+  input: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
 }).then((code) => {
   process.exitCode = code;
 });

@@ -73,6 +73,8 @@ describe('instances', () => {
       createdAt: expect.stringMatching(/Z$/),
       // Sign-up issued a token.
       lastActiveAt: expect.stringMatching(/Z$/),
+      // No worker runs here to register it with dex.
+      dexState: 'pending',
       ownerEmail: 'alice@example.com',
       usage: { files: 0, fileBytes: 0, records: 0, recordBytes: 0 },
       quota: { bytes: 2 * 1024 ** 3, recordsBytes: 256 * 1024 ** 2 },
@@ -101,8 +103,8 @@ describe('instances', () => {
     const records = [{ n: 1 }, { text: 'two' }];
     await callerRequests(gw.app, alice, alice.address).post('/api/v2.6/data/notes/items').send(records).expect(201);
     const res = await operator().get(`/instances/${alice.address}`).expect(200);
-    // The records as PostgreSQL prints jsonb: {"n": 1} and {"text": "two"}.
-    expect(res.body.usage).toEqual({ files: 2, fileBytes: 1234, records: 2, recordBytes: 8 + 15 });
+    // The records' JSON texts: {"n":1} and {"text":"two"}.
+    expect(res.body.usage).toEqual({ files: 2, fileBytes: 1234, records: 2, recordBytes: 7 + 14 });
     expect(res.body.history).toEqual([]);
   });
 

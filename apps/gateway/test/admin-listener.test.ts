@@ -68,7 +68,7 @@ it('counts instances by state on METRICS_PORT, with no label naming an instance'
     .send({ reason: 'x' })
     .expect(200);
   const res = await request(metricsUrl).get('/metrics').expect(200);
-  const lines = res.text.split('\n').filter((line) => line.startsWith('pds_instances'));
+  const lines = res.text.split('\n').filter((line) => line.startsWith('pds_instances{'));
   expect(lines.sort()).toEqual([
     'pds_instances{state="active",process="gateway"} 1',
     'pds_instances{state="closing",process="gateway"} 0',

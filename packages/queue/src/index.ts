@@ -1,7 +1,7 @@
 // Queue names, typed job payloads and producers, shared by the apps that enqueue and their workers.
 import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
 import type { AppRecord } from '@pds/app-record';
-import { queueKeyPrefix, type RedisClient } from './connections';
+import { backBefore, queueKeyPrefix, REQUEST_BUDGET_MS, type RedisClient } from './connections';
 
 export const QUEUE_NAMES = {
   dexRegistration: 'dex-registration',
@@ -17,6 +17,23 @@ export const QUEUE_NAMES = {
   exportSweep: 'export-sweep',
   activitySweep: 'activity-sweep',
 } as const;
+
+/** The queues the gateway worker takes jobs from (the operator's console shows them). */
+export const GATEWAY_QUEUES = [
+  QUEUE_NAMES.dexRegistration,
+  QUEUE_NAMES.uploadSweep,
+  QUEUE_NAMES.thumbnail,
+  QUEUE_NAMES.mail,
+  QUEUE_NAMES.webhookDelivery,
+  QUEUE_NAMES.instancePurge,
+  QUEUE_NAMES.exportArchive,
+  QUEUE_NAMES.importArchive,
+  QUEUE_NAMES.exportSweep,
+  QUEUE_NAMES.activitySweep,
+] as const;
+
+/** The queues the dex worker takes jobs from. */
+export const DEX_QUEUES = [QUEUE_NAMES.keyFetch, QUEUE_NAMES.appPush] as const;
 
 /** A message the gateway worker sends as it is (to, subject, text and HTML bodies from a template). */
 export interface MailMessage {
@@ -62,28 +79,44 @@ export interface JobPayloads {
 
 export type QueueName = keyof JobPayloads;
 
-/** Longest a caller waits to enqueue; past it (Redis down or not yet connected) the call fails. */
-export const ENQUEUE_TIMEOUT_MS = 1000;
-
-/** Redis could not take the job in time; callers answer 503 or leave the work to reconciliation. */
+/** Redis could not take the job in time; callers answer 503 (with Retry-After) or leave the work to reconciliation. */
 export class QueueUnavailableError extends Error {
   override readonly name = 'QueueUnavailableError';
 }
 
-async function withinEnqueueTimeout<T>(work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new QueueUnavailableError('the job queue did not answer in time')), ENQUEUE_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } catch (error) {
-    // The abandoned attempt may still fail later; that failure has no one left to tell.
-    work.catch(() => undefined);
-    if (error instanceof QueueUnavailableError) throw error;
-    throw new QueueUnavailableError(`the job queue refused the job: ${(error as Error).message}`);
-  } finally {
-    clearTimeout(timer);
+/** What says the connection was lost under a command (it was not answered, and may not have been sent). */
+const CONNECTION_LOST = /Stream isn't writeable|Connection is closed|ECONNRESET|EPIPE|Cluster isn't ready/;
+
+/**
+ * Runs `attempt` within REQUEST_BUDGET_MS; a slow answer is waited for, not refused. An attempt that
+ * loses the connection is tried again, within the same budget, once the connection is back (Redis
+ * restarted, a cluster node failed over), when `retry` says a second attempt does no harm (a job with
+ * an id joins itself). A Redis that refuses the reconnection is down: refused at once.
+ */
+async function withinBudget<T>(connection: RedisClient, attempt: () => Promise<T>, retry: boolean): Promise<T> {
+  const deadline = Date.now() + REQUEST_BUDGET_MS;
+  for (;;) {
+    const work = attempt();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new QueueUnavailableError('the job queue did not answer in time')),
+        Math.max(0, deadline - Date.now()),
+      );
+    });
+    try {
+      return await Promise.race([work, timeout]);
+    } catch (error) {
+      // The abandoned attempt may still fail later; that failure has no one left to tell.
+      work.catch(() => undefined);
+      if (error instanceof QueueUnavailableError) throw error;
+      const lost = CONNECTION_LOST.test((error as Error).message);
+      if (!(retry && lost && (await backBefore(connection, deadline)))) {
+        throw new QueueUnavailableError(`the job queue refused the job: ${(error as Error).message}`);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 export type { Job, QueueEvents };
@@ -119,11 +152,13 @@ export function bullPrefix(options: QueueOptions): string {
 
 export class Producer<N extends QueueName> {
   readonly queue: Queue;
+  private readonly connection: RedisClient;
 
   constructor(
     readonly name: N,
     options: QueueOptions,
   ) {
+    this.connection = options.connection;
     this.queue = new Queue(name, {
       connection: options.connection,
       prefix: bullPrefix(options),
@@ -134,9 +169,12 @@ export class Producer<N extends QueueName> {
     this.queue.on('error', () => undefined);
   }
 
-  /** Queues a job that needs no de-duplication. For one job per subject use `enqueue`. */
+  /**
+   * Queues a job that needs no de-duplication. For one job per subject use `enqueue`. Tried once: a
+   * second attempt after a lost connection could queue it twice.
+   */
   async add(payload: JobPayloads[N], options?: JobsOptions): Promise<void> {
-    await withinEnqueueTimeout(this.queue.add(this.name, payload, options));
+    await withinBudget(this.connection, () => this.queue.add(this.name, payload, options), options?.jobId !== undefined);
   }
 
   /**
@@ -145,12 +183,13 @@ export class Producer<N extends QueueName> {
    * must really run again.
    */
   enqueue(payload: JobPayloads[N], jobId: string): Promise<Job<JobPayloads[N]>> {
-    return withinEnqueueTimeout(this.replaceFinishedAndAdd(payload, jobId));
+    return withinBudget(this.connection, () => this.replaceFinishedAndAdd(payload, jobId), true);
   }
 
   private async replaceFinishedAndAdd(payload: JobPayloads[N], jobId: string): Promise<Job<JobPayloads[N]>> {
     const existing = (await this.queue.getJob(jobId)) as Job<JobPayloads[N]> | undefined;
-    if (existing && ((await existing.isCompleted()) || (await existing.isFailed()))) {
+    const state = existing && (await existing.getState());
+    if (existing && (state === 'completed' || state === 'failed')) {
       // Another caller may have replaced it at the same moment; then add() below joins theirs.
       await existing.remove().catch(() => undefined);
     }
@@ -261,3 +300,5 @@ export const jobIds = {
 export { errorMessage, isLastAttempt } from './retry';
 export { closeWorkers, reconcileEvery, RECONCILE_EVERY_MS, runQueue, startJobProcess, type JobLogger, type JobProcess } from './worker';
 export * from './connections';
+export * from './presence';
+export * from './inspect';

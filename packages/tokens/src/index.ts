@@ -3,3 +3,4 @@ export * from './jwt';
 export * from './cache';
 export * from './service-token';
 export * from './clock';
+export * from './passwords';

@@ -29,8 +29,23 @@ export function appRoutes(apps: AppUpdateService): DexRoute[] {
           body: z.object({ message: z.string(), targets: z.array(z.string()) }),
         },
       },
+      // An administrator's action like the console's, in the same audit (a refused caller's too).
+      audit: {
+        action: 'application.update',
+        // The app's id as the record gives it (its namespace by default).
+        target: ({ body }) => {
+          const record = body as { id?: unknown; namespace?: unknown } | undefined;
+          return textOf(record?.id ?? record?.namespace);
+        },
+        details: ({ query }) => {
+          const { hatFilter, cluster } = query as Record<string, unknown>;
+          return { hatFilter: textOf(hatFilter), cluster: textOf(cluster) };
+        },
+      },
       handle: async ({ caller, query, body }) =>
         json(await apps.update(caller, { hatFilter: query.hatFilter, cluster: query.cluster, record: body }), 202),
     }),
   ];
 }
+
+const textOf = (value: unknown) => (typeof value === 'string' ? value.slice(0, 253) : undefined);

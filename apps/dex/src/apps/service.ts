@@ -14,6 +14,15 @@ export interface UpdateInput {
   record: unknown;
 }
 
+/** Who receives a push: the registered instances of a cluster, narrowed to addresses or to those with the app set up. */
+export interface PushSelection {
+  cluster: string;
+  /** These instances only (each must be registered in the cluster). */
+  addresses?: string[];
+  /** Only the instances whose last delivered push of the app said its owner has it set up. */
+  setUp?: boolean;
+}
+
 export class AppUpdateService {
   constructor(
     private readonly admins: AdminRepository,
@@ -25,22 +34,44 @@ export class AppUpdateService {
 
   /** `caller`: the verified claims of the token the request came with (an instance's own). */
   async update(caller: TokenClaims, input: UpdateInput): Promise<{ message: string; targets: string[] }> {
-    // An admin is the owner of a listed instance: its users and apps do not inherit the right.
-    if (caller.accessScope !== 'owner' || !(await this.admins.isAdmin(caller.iss))) {
-      throw ApiError.forbidden('Only a dex administrator may update applications');
-    }
+    await this.requireAdmin(caller);
     const record = parseRecord(input.record);
     const cluster = parseCluster(input.cluster);
     if (typeof input.hatFilter !== 'string' || input.hatFilter === '')
       throw ApiError.badRequest('hatFilter: is required (an instance address or *)');
-    if (!(await this.clusters.isCertified(cluster))) throw ApiError.notFound(`Unknown cluster ${cluster}`);
-    const targets = input.hatFilter === '*' ? await this.instances.registeredIn(cluster) : [await this.target(input.hatFilter, cluster)];
+    const targets = await this.targets(input.hatFilter === '*' ? { cluster } : { cluster, addresses: [input.hatFilter] }, record.id);
+    const stored = await this.push(record, caller.iss, targets);
+    return { message: `Application ${record.id} version ${stored.version} queued for ${targets.length} instance(s)`, targets };
+  }
 
-    const stored = await this.apps.createVersion(record.id, record, caller.iss, targets);
+  /** An admin is the owner of a listed instance: its users and apps do not inherit the right. */
+  async requireAdmin(caller: Pick<TokenClaims, 'accessScope' | 'iss'>): Promise<void> {
+    if (caller.accessScope !== 'owner' || !(await this.admins.isAdmin(caller.iss))) {
+      throw ApiError.forbidden('Only a dex administrator may update applications');
+    }
+  }
+
+  /** The instances a selection names, in address order: 404 for an unknown cluster or instance, 409 for one awaiting re-certification. */
+  async targets(selection: PushSelection, appId: string): Promise<string[]> {
+    const cluster = parseCluster(selection.cluster);
+    if (!(await this.clusters.isCertified(cluster))) throw ApiError.notFound(`Unknown cluster ${cluster}`);
+    let targets = selection.addresses?.length
+      ? await Promise.all(selection.addresses.map((address) => this.target(address, cluster)))
+      : await this.instances.registeredIn(cluster);
+    if (selection.setUp) {
+      const setUp = new Set(await this.apps.setUpAt(appId));
+      targets = targets.filter((address) => setUp.has(address));
+    }
+    return [...new Set(targets)].sort();
+  }
+
+  /** Stores `record` as the app's next version and queues one push per target (the worker delivers them). */
+  async push(record: AppRecord, by: string, targets: string[]): Promise<{ version: number; pushes: { id: string; address: string }[] }> {
+    const stored = await this.apps.createVersion(record.id, record, by, targets);
     for (const push of stored.pushes) {
       await this.appPush.enqueue({ pushId: push.id, address: push.address, record, version: stored.version }, jobIds.appPush(push.id));
     }
-    return { message: `Application ${record.id} version ${stored.version} queued for ${targets.length} instance(s)`, targets };
+    return stored;
   }
 
   private async target(hatFilter: string, cluster: string): Promise<string> {
@@ -54,7 +85,7 @@ export class AppUpdateService {
   }
 }
 
-function parseRecord(body: unknown): AppRecord {
+export function parseRecord(body: unknown): AppRecord {
   const result = parseAppRecord(body ?? {});
   if (result.success) return result.record;
   throw ApiError.badRequest(result.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : 'body'}: ${i.message}`).join('; '));

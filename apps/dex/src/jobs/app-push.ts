@@ -23,6 +23,7 @@ export function appPushProcessor(deps: AppPushDeps) {
     if (!push) return 'gone';
     if (push.state === 'delivered') return 'delivered';
     await deps.apps.recordAttempt(pushId);
+    let answer: string;
     try {
       const now = epochSeconds(deps.clock);
       const token = issueServiceToken(await deps.keys(), { issuer: DEX_ISSUER, audience: address, scope: APP_PUSH_SCOPE }, now);
@@ -34,11 +35,22 @@ export function appPushProcessor(deps: AppPushDeps) {
         maxBytes: 64 * 1024,
       });
       if (res.status < 200 || res.status >= 300) throw new Error(`PUT ${address}/api/dex/applications/${record.id} answered ${res.status}`);
+      answer = res.body;
     } catch (error) {
       await deps.apps.markError(pushId, errorMessage(error), isLastAttempt(job));
       throw error;
     }
-    await deps.apps.markDelivered(pushId, deps.clock());
+    await deps.apps.markDelivered(pushId, deps.clock(), setUpOf(answer));
     return 'delivered';
   };
+}
+
+/** Whether the instance's answer says its owner has the app set up; null when it does not say. */
+function setUpOf(body: string): boolean | null {
+  try {
+    const setUp = (JSON.parse(body) as { setUp?: unknown }).setUp;
+    return typeof setUp === 'boolean' ? setUp : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { json, type RateLimit } from '@pds/http';
+import { json, type RateLimit, limitedAddress } from '@pds/http';
 import { route, type DexRoute } from '../route';
 import type { RetirementService } from './retirement';
 import type { RegistrationService } from './service';
@@ -27,7 +27,7 @@ export function registrationRoutes(registration: RegistrationService, retirement
       },
       async handle({ client, body }) {
         // No authentication by the spec: the per-client limit bounds what one caller can make dex fetch and store.
-        await limit.consume(client.ip);
+        await limit.consume(limitedAddress(client.ip));
         const { status, body: answer } = await registration.register({
           hatAddress: (body as { hatAddress?: unknown } | undefined)?.hatAddress,
         });

@@ -8,6 +8,8 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   out(text: string): void;
   err(text: string): void;
+  /** Standard input, read whole (a new operator's password, so it stays out of shell history and `ps`). */
+  input?(): Promise<string>;
 }
 
 interface Usage {
@@ -111,9 +113,18 @@ export async function adminCli(argv: string[], io: CliIo): Promise<number> {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       throw new Error(`cannot reach the admin API at ${base}: ${cause?.code ?? cause?.message ?? String(error)}`);
     });
-    const answer = (await res.json().catch(() => ({}))) as { message?: string };
-    if (!res.ok) throw new Error(`${res.status} ${answer.message ?? res.statusText}`);
-    return answer;
+    const text = await res.text();
+    if (!res.ok) {
+      const message = (() => {
+        try {
+          return (JSON.parse(text) as { message?: string }).message;
+        } catch {
+          return undefined;
+        }
+      })();
+      throw new Error(`${res.status} ${message ?? res.statusText}`);
+    }
+    return (res.headers.get('content-type') ?? '').startsWith('application/json') ? (JSON.parse(text) as unknown) : text;
   };
   const show = (instance: unknown) => (json ? io.out(JSON.stringify(instance, null, 2)) : describe(instance as Instance, io));
   const one =
@@ -206,6 +217,47 @@ export async function adminCli(argv: string[], io: CliIo): Promise<number> {
     .requiredOption('--reason <text>', 'why (recorded)')
     .description('close the instance: 410 to everyone but its owner, who may cancel during the grace period; then it is erased')
     .action(one('POST', '/close', ({ reason }) => ({ reason })));
+
+  const operators = program.command('operators').description('the accounts that log in to the operator console (ADMIN_TOKEN only)');
+  operators
+    .command('add')
+    .argument('<name>', 'the log-in name: a-z, 0-9, ".", "_", "-"')
+    .description('add an operator; the password is read from standard input (echo … | pnpm admin operators add olivia)')
+    .action(async (name: string) => {
+      const password = ((await io.input?.()) ?? '').split(/\r?\n/)[0] ?? '';
+      if (!password) throw new Error('give the password on standard input');
+      const added = (await call('POST', '/operators', { name, password })) as { name: string; createdAt: string };
+      io.out(json ? JSON.stringify(added, null, 2) : `operator ${added.name} added: log in at the admin listener's address`);
+    });
+  operators
+    .command('remove')
+    .argument('<name>')
+    .description('remove an operator; their console sessions end at once')
+    .action(async (name: string) => {
+      const answer = (await call('DELETE', `/operators/${encodeURIComponent(name)}`)) as { message: string };
+      io.out(json ? JSON.stringify(answer, null, 2) : answer.message);
+    });
+  operators
+    .command('list')
+    .description('the operator accounts')
+    .action(async () => {
+      const { operators: list } = (await call('GET', '/operators')) as { operators: { name: string; createdAt: string }[] };
+      if (json) return io.out(JSON.stringify(list, null, 2));
+      table([['NAME', 'CREATED'], ...list.map((o) => [o.name, day(o.createdAt)])], 2, io);
+    });
+  program
+    .command('audit')
+    .description('what operators did, newest first')
+    .command('export')
+    .description('the whole audit as JSON lines (one entry a line) on standard output')
+    .option('--actor <actor>', 'only this actor (operator:<name>, admin-token)')
+    .option('--action <action>', 'only this action, or a prefix ending in "." (instance.)')
+    .option('--target <text>', 'only targets containing this (an address)')
+    .action(async (options: { actor?: string; action?: string; target?: string }) => {
+      const query = new URLSearchParams(Object.entries(options).filter((entry): entry is [string, string] => entry[1] !== undefined));
+      const lines = (await call('GET', `/audit/export?${query}`)) as string;
+      if (lines) io.out(lines.trimEnd());
+    });
 
   try {
     await program.parseAsync(argv, { from: 'user' });

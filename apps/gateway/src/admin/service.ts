@@ -3,13 +3,17 @@
 // instance cache's invalidation, so the pipeline refuses (or serves again) from the next request.
 import type {
   InstanceAdminRepository,
+  InstanceApp,
   InstanceOverview,
+  PortabilityState,
+  RecentEvent,
   InstanceSearch,
   InstanceState,
   QuotaDefaults,
   StateChange,
   UsageDrift,
   UsageRepository,
+  UserKind,
 } from '@pds/db';
 import { ApiError } from '@pds/http';
 import type { Clock } from '@pds/tokens';
@@ -24,7 +28,14 @@ export interface QuotaChange {
 
 export interface InstanceDetails extends InstanceOverview {
   history: StateChange[];
+  accounts: Record<UserKind, number>;
+  apps: InstanceApp[];
+  recentEvents: RecentEvent[];
+  portability: PortabilityState[];
 }
+
+/** How many of an instance's latest changes its page shows. */
+const RECENT_EVENTS = 20;
 
 export class AdminService {
   constructor(
@@ -42,7 +53,14 @@ export class AdminService {
 
   async get(address: string): Promise<InstanceDetails> {
     const instance = await this.find(address);
-    return { ...instance, history: await this.instances.history(instance.id) };
+    const [history, accounts, apps, recentEvents, portability] = await Promise.all([
+      this.instances.history(instance.id),
+      this.instances.accounts(instance.id),
+      this.instances.apps(instance.id),
+      this.instances.recentEvents(instance.id, RECENT_EVENTS),
+      this.instances.portability(instance.id),
+    ]);
+    return { ...instance, history, accounts, apps, recentEvents, portability };
   }
 
   async setQuota(address: string, change: QuotaChange): Promise<InstanceDetails> {
@@ -51,12 +69,13 @@ export class AdminService {
     return this.get(address);
   }
 
-  suspend(address: string, reason: string): Promise<InstanceDetails> {
-    return this.change(address, ['active'], 'suspended', reason);
+  /** `actor`: who asked, as the instance's record of state changes names them (`operator:<name>`, `operator`). */
+  suspend(address: string, reason: string, actor: string): Promise<InstanceDetails> {
+    return this.change(address, ['active'], 'suspended', reason, actor);
   }
 
-  resume(address: string, reason: string): Promise<InstanceDetails> {
-    return this.change(address, ['suspended'], 'active', reason);
+  resume(address: string, reason: string, actor: string): Promise<InstanceDetails> {
+    return this.change(address, ['suspended'], 'active', reason, actor);
   }
 
   /** Recounts every instance's usage: the drift from what the statements kept (`usage verify`). */
@@ -65,13 +84,13 @@ export class AdminService {
   }
 
   /** The owner's closing flow, started by the operator: the same grace period, then the same purge. */
-  async close(address: string, reason: string): Promise<InstanceDetails> {
-    await this.closing.operatorClose(address, reason);
+  async close(address: string, reason: string, actor: string): Promise<InstanceDetails> {
+    await this.closing.operatorClose(address, reason, actor);
     return this.get(address);
   }
 
-  private async change(address: string, from: InstanceState[], to: InstanceState, reason: string): Promise<InstanceDetails> {
-    const result = await this.instances.changeState(address, from, { state: to, reason, actor: 'operator', at: this.clock() });
+  private async change(address: string, from: InstanceState[], to: InstanceState, reason: string, actor: string): Promise<InstanceDetails> {
+    const result = await this.instances.changeState(address, from, { state: to, reason, actor, at: this.clock() });
     if (!result.changed) {
       if (result.state === null) throw notFound(address);
       throw ApiError.conflict(`The instance ${address} is ${result.state}, not ${from.join(' or ')}: it cannot become ${to}`);

@@ -18,6 +18,7 @@ export const instanceBody = z.object({
   closeAfter: z.iso.datetime().optional().describe('While closing: when the grace period ends and the instance is erased'),
   createdAt: z.iso.datetime(),
   lastActiveAt: z.iso.datetime().optional().describe('When a token was last issued (log-in or hourly refresh), to the hour'),
+  dexState: z.enum(['pending', 'registered', 'failed']).describe('Where its registration with dex stands'),
   ownerEmail: z.string().optional(),
   usage: z.object({ files: amount, fileBytes: amount, records: amount, recordBytes: amount }),
   quota: z.object({ bytes: amount, recordsBytes: amount }).describe('The quotas that apply'),
@@ -28,6 +29,24 @@ export const instanceBody = z.object({
 
 export const instanceDetailsBody = instanceBody.extend({
   history: z.array(stateChange).describe('State changes, newest first'),
+  accounts: z.object({ owner: amount, user: amount, application: amount }).describe('Its accounts by kind'),
+  apps: z
+    .array(z.object({ appId: z.string(), title: z.string().optional(), version: amount, setup: z.boolean(), enabled: z.boolean() }))
+    .describe('The apps dex pushed to it, and whether its owner set each up'),
+  recentEvents: z
+    .array(z.object({ type: z.string(), actorKind: z.string(), at: z.iso.datetime() }))
+    .describe('Its latest changes, newest first: their kind and who made them, never what they touched'),
+  portability: z
+    .array(
+      z.object({
+        kind: z.enum(['export', 'import']),
+        status: z.string(),
+        createdAt: z.iso.datetime(),
+        finishedAt: z.iso.datetime().optional(),
+        expiresAt: z.iso.datetime().optional(),
+      }),
+    )
+    .describe('Its latest exports and imports, newest first'),
 });
 
 /** `{ [name]: value }` when there is a value, else nothing: optional fields are omitted, never null. */
@@ -44,6 +63,7 @@ export function instanceView(instance: InstanceOverview, defaults: QuotaDefaults
     ...present('closeAfter', instance.closeAfter, iso),
     createdAt: iso(instance.createdAt),
     ...present('lastActiveAt', instance.lastActiveAt, iso),
+    dexState: instance.dexState,
     ...present('ownerEmail', instance.ownerEmail),
     usage: instance.usage,
     quota: { bytes: instance.quotaBytes ?? defaults.bytes, recordsBytes: instance.quotaRecordsBytes ?? defaults.recordsBytes },
@@ -54,5 +74,19 @@ export function instanceView(instance: InstanceOverview, defaults: QuotaDefaults
 const changeView = (change: StateChange) => ({ ...change, at: change.at.toISOString() });
 
 export function instanceDetailsView(instance: InstanceDetails, defaults: QuotaDefaults): z.output<typeof instanceDetailsBody> {
-  return { ...instanceView(instance, defaults), history: instance.history.map(changeView) };
+  const iso = (date: Date) => date.toISOString();
+  return {
+    ...instanceView(instance, defaults),
+    history: instance.history.map(changeView),
+    accounts: instance.accounts,
+    apps: instance.apps.map(({ title, ...app }) => ({ ...app, ...present('title', title) })),
+    recentEvents: instance.recentEvents.map((event) => ({ ...event, at: iso(event.at) })),
+    portability: instance.portability.map((job) => ({
+      kind: job.kind,
+      status: job.status,
+      createdAt: iso(job.createdAt),
+      ...present('finishedAt', job.finishedAt, iso),
+      ...present('expiresAt', job.expiresAt, iso),
+    })),
+  };
 }

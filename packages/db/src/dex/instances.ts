@@ -1,13 +1,28 @@
 // Instances registered at dex: address, public key, fingerprint and trust state.
 import type { DexDb } from '../clients';
 import type { RegisteredInstance } from '../generated/dex/client';
-import { sqlOn, transaction, type Sql } from '../sql';
+import { containing, sqlOn, transaction, type Sql } from '../sql';
 
 /** What storing a freshly fetched key did: first key or same key, or a key that differs from the trusted one. */
 export type KeyOutcome = 'registered' | 'key-mismatch';
 
 const COLUMNS = `"address", "clusterDomain", "publicKeyPem", "fingerprint", "pendingKeyPem", "state", "registeredAt", "updatedAt", "retiredAt"`;
 const FIND = `SELECT ${COLUMNS} FROM "RegisteredInstance" WHERE "address" = $1`;
+
+/** The states as stored and as the API names them. */
+export type RegistrationState = 'pending' | 'registered' | 'key-mismatch' | 'retired';
+
+/** What the administrators' console finds instances by; `after`: the last address of the previous page. */
+export interface RegisteredInstanceSearch {
+  find?: string;
+  cluster?: string;
+  state?: RegistrationState;
+  after?: string;
+  take: number;
+}
+
+const MATCHING = `($1::text IS NULL OR "address" LIKE $1 ESCAPE '\\') AND ($2::text IS NULL OR "clusterDomain" = $2)
+  AND ($3::text IS NULL OR "state"::text = $3)`;
 
 /** The stored state is `key-mismatch`; the schema's name for it (and so the type's) is `key_mismatch`. */
 type Row = Omit<RegisteredInstance, 'state'> & { state: 'pending' | 'registered' | 'key-mismatch' | 'retired' };
@@ -134,10 +149,27 @@ export class RegisteredInstanceRepository {
     return rows.map((r) => r.address);
   }
 
-  async list(options: { take?: number } = {}): Promise<RegisteredInstance[]> {
-    const rows = await this.sql.prepared<Row>(`SELECT ${COLUMNS} FROM "RegisteredInstance" ORDER BY "address" LIMIT $1`, [
-      options.take ?? 1000,
+  /** A page of the instances that match, in address order, and how many match in all. */
+  async page(search: RegisteredInstanceSearch): Promise<{ total: number; instances: RegisteredInstance[] }> {
+    const filter = [search.find ? containing(search.find) : null, search.cluster ?? null, search.state ?? null];
+    const [rows, [total]] = await Promise.all([
+      this.sql.prepared<Row>(
+        `SELECT ${COLUMNS} FROM "RegisteredInstance" WHERE ${MATCHING} AND ($4::text IS NULL OR "address" > $4)
+         ORDER BY "address" LIMIT $5`,
+        [...filter, search.after ?? null, search.take],
+      ),
+      this.sql.prepared<{ total: string }>(`SELECT count(*)::text AS "total" FROM "RegisteredInstance" WHERE ${MATCHING}`, filter),
     ]);
-    return rows.map(registered);
+    return { total: Number(total?.total ?? 0), instances: rows.map(registered) };
+  }
+
+  /** How many instances of each cluster are in each state. */
+  async counts(): Promise<{ cluster: string; state: RegistrationState; count: number }[]> {
+    const rows = await this.sql.prepared<{ cluster: string; state: RegistrationState; count: string }>(
+      `SELECT "clusterDomain" AS "cluster", "state"::text AS "state", count(*)::text AS "count" FROM "RegisteredInstance"
+       GROUP BY "clusterDomain", "state" ORDER BY 1, 2`,
+      [],
+    );
+    return rows.map((row) => ({ ...row, count: Number(row.count) }));
   }
 }

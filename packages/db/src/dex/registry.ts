@@ -50,6 +50,19 @@ export class AdminRepository {
     return (await this.sql.prepared(`SELECT 1 FROM "Admin" WHERE "address" = $1`, [address])).length > 0;
   }
 
+  /** The administrator's console password hash: null when none was set, undefined when the address is no administrator. */
+  async passwordHash(address: string): Promise<string | null | undefined> {
+    const [row] = await this.sql.prepared<{ passwordHash: string | null }>(`SELECT "passwordHash" FROM "Admin" WHERE "address" = $1`, [
+      address,
+    ]);
+    return row ? row.passwordHash : undefined;
+  }
+
+  /** Sets an administrator's console password; false when the address is no administrator. */
+  async setPassword(address: string, passwordHash: string): Promise<boolean> {
+    return (await this.sql.count(`UPDATE "Admin" SET "passwordHash" = $2 WHERE "address" = $1`, [address, passwordHash])) > 0;
+  }
+
   async list(): Promise<string[]> {
     const rows = await this.sql.prepared<{ address: string }>(`SELECT "address" FROM "Admin" ORDER BY "address"`, []);
     return rows.map((r) => r.address);
