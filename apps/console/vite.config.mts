@@ -1,7 +1,9 @@
 import { defineConfig } from 'vite';
 
-// Three pages: the instance console (index.html), the cluster domain's sign-up page (signup.html) and
-// the page for an address where no instance lives (unknown.html).
+// Five pages: the instance console (index.html), the cluster domain's sign-up page (signup.html),
+// the page for an address where no instance lives (unknown.html), the operator's console
+// (operator.html, served by the gateway's admin listener only) and dex's administrators' console
+// (dex.html, served by dex).
 // Preact's JSX through the automatic runtime; no plugin needed. Nothing is inlined, so the gateway's
 // Content-Security-Policy can refuse every inline script and style.
 const root = import.meta.dirname;
@@ -14,6 +16,14 @@ export default defineConfig({
     emptyOutDir: true,
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
-    rollupOptions: { input: { index: `${root}/index.html`, signup: `${root}/signup.html`, unknown: `${root}/unknown.html` } },
+    rollupOptions: {
+      input: {
+        index: `${root}/index.html`,
+        signup: `${root}/signup.html`,
+        unknown: `${root}/unknown.html`,
+        operator: `${root}/operator.html`,
+        dex: `${root}/dex.html`,
+      },
+    },
   },
 });

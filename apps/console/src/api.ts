@@ -1,6 +1,6 @@
 // Calls to this instance's API (same origin). Every answer may carry a refreshed token in
 // X-Auth-Token; a 401 ends the session.
-import { currentSession, endSession, keepToken } from './session';
+import { currentSession, endSession, keepName, keepToken } from './session';
 
 export class ApiFailure extends Error {
   constructor(
@@ -43,7 +43,7 @@ export async function call<T>(path: string, options: CallOptions = {}): Promise<
   const text = await response.text();
   const body: unknown = text ? safeJson(text) : undefined;
   if (!response.ok) {
-    if (response.status === 401 && session) endSession();
+    if (response.status === 401 && session) endSession('ended');
     const message = (body as { message?: string } | undefined)?.message ?? `${response.status} ${response.statusText}`;
     throw new ApiFailure(response.status, message, retryAfterOf(response.headers.get('Retry-After')));
   }
@@ -68,6 +68,7 @@ export async function logIn(username: string, password: string, totp?: string): 
     headers: { username: encodeURIComponent(username), password: encodeURIComponent(password), ...(totp ? { 'X-Totp': totp } : {}) },
   });
   keepToken(accessToken);
+  keepName(username);
 }
 
 /** "in 1 minute", "in 45 seconds": how long to wait, as a person says it. */
@@ -76,6 +77,38 @@ export function waitWords(seconds: number | undefined): string {
   if (seconds < 60) return `in ${seconds} seconds`;
   const minutes = Math.ceil(seconds / 60);
   return minutes === 1 ? 'in 1 minute' : `in ${minutes} minutes`;
+}
+
+/** The API's field names as a person calls them ("pass: must be …" → "The password must be …"). */
+const FIELD_WORDS: Record<string, string> = {
+  pass: 'The password',
+  password: 'The password',
+  newPassword: 'The new password',
+  passRepeat: 'The repeated password',
+  username: 'The username',
+  email: 'The e-mail address',
+  fullName: 'The full name',
+  name: 'The name',
+  tags: 'The tags',
+  code: 'The code',
+};
+
+/**
+ * A validation message in people's words: each "field: problem" of it starts with the field's name
+ * as people say it, never the API's ("password: must be 8 to 256 characters" → "The password must be
+ * 8 to 256 characters.").
+ */
+export function plainMessage(message: string): string {
+  return message
+    .split('; ')
+    .map((part) => {
+      // "field: problem", or "newPassword must …" (a known field name, then its rule).
+      const [, field, problem] = /^([A-Za-z][\w.]*): (.*)$/s.exec(part) ?? /^([A-Za-z]+) (must .*)$/s.exec(part) ?? [];
+      if (!field || !problem || (!part.includes(': ') && !FIELD_WORDS[field])) return part;
+      const words = FIELD_WORDS[field] ?? `The ${field.replace(/[A-Z.]/g, (c) => (c === '.' ? ' ' : ` ${c.toLowerCase()}`))}`;
+      return `${words} ${problem.replace(/\.$/, '')}.`;
+    })
+    .join(' ');
 }
 
 /**
@@ -89,7 +122,7 @@ export function errorText(error: unknown): string {
     if (error.status === 413) return 'That is too large for this data store.';
     if (error.status === 429) return `Too many attempts. Try again ${waitWords(error.retryAfter)}.`;
     if (error.status >= 500) return 'Something went wrong on the server. Try again in a moment.';
-    return error.message;
+    return error.status === 400 ? plainMessage(error.message) : error.message;
   }
   // fetch rejects with a TypeError when the network, not the server, failed.
   if (error instanceof TypeError) return 'The data store could not be reached. Check your connection and try again.';

@@ -1,11 +1,15 @@
-// The instance console: log in (or recover a forgotten password), then files, apps, data, data debits, users, the
-// public profile (and, from it, closing the instance), your data and the account's security; #/hatlogin for apps.
+// The instance console: log in (or recover a forgotten password), then a sidebar of the person's files
+// (Files, Photos, Shared, Trash) and the owner's data store (Apps, Data, Users, Activity), with the
+// account's own pages (Profile, Security, Your data) under its menu in the top bar; #/hatlogin for apps.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { BrandMark } from './icons';
 import { href, useRoute } from './router';
-import { adoptHandedToken, currentSession, endSession, onSessionChange } from './session';
+import { adoptHandedToken, currentSession, onSessionChange, sessionName, takeEndReason, type Session } from './session';
+import { AccountMenu } from './shell/AccountMenu';
+import { Sidebar } from './shell/Sidebar';
 import './style.css';
+import { ToastHost } from './toast';
 import { Activity } from './views/Activity';
 import { Apps } from './views/Apps';
 import { CloseInstance, Closing, closeState, type CloseState } from './views/CloseInstance';
@@ -14,12 +18,13 @@ import { DataDebits, hasDataDebits } from './views/DataDebits';
 import { FileDetails } from './views/FileDetails';
 import { Files } from './views/Files';
 import { HatLogin } from './views/HatLogin';
-import { Login } from './views/Login';
+import { Login, SESSION_ENDED_NOTICE } from './views/Login';
+import { Photos } from './views/Photos';
 import { Portability } from './views/Portability';
 import { Profile } from './views/Profile';
-import { Trash } from './views/Trash';
 import { Forgot, PASSWORD_SET, PASSWORD_SET_NOTICE, Reset } from './views/Recovery';
 import { Security } from './views/Security';
+import { Trash } from './views/Trash';
 import { Users } from './views/Users';
 
 function useSession() {
@@ -32,6 +37,29 @@ function useSession() {
     return () => clearTimeout(timer);
   }, [session?.expires]);
   return session;
+}
+
+/** The screen the address names, for this session; undefined when there is none by that name. */
+function screenOf(session: Session, [screen = 'files', ...rest]: string[], query: URLSearchParams, onClosed: (state: CloseState) => void) {
+  const owner = session.scope === 'owner';
+  if (screen === 'files' && rest[0]) return <FileDetails key={rest[0]} fileId={rest[0]} session={session} />;
+  if (screen === 'files') return <Files key="files" session={session} query={query} />;
+  if (screen === 'photos') return <Photos open={rest[0]} />;
+  if (screen === 'security') return <Security />;
+  if (!owner) return undefined;
+  const owners: Record<string, () => preact.JSX.Element> = {
+    shared: () => <Files key="shared" session={session} query={query} shared />,
+    trash: () => <Trash />,
+    apps: () => <Apps />,
+    data: () => <Data path={rest} />,
+    'data-debits': () => <DataDebits />,
+    users: () => <Users />,
+    activity: () => <Activity />,
+    profile: () => <Profile />,
+    close: () => <CloseInstance onClosed={onClosed} />,
+    'your-data': () => <Portability />,
+  };
+  return owners[screen]?.();
 }
 
 function App() {
@@ -52,7 +80,13 @@ function App() {
       if (!now) void hasDataDebits().then(setDebits);
     });
   }, [owner]);
-  // The phone's menu closes once a screen is chosen.
+  // Why the last session ended, when the server ended it: read once, shown on the login page.
+  const [ended, setEnded] = useState<string>();
+  useEffect(() => {
+    if (!session && takeEndReason()) setEnded(SESSION_ENDED_NOTICE);
+    if (session) setEnded(undefined);
+  }, [session]);
+  // The phone's drawer closes once a screen is chosen.
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [route]);
 
@@ -74,7 +108,7 @@ function App() {
   if (!session) {
     return (
       <main id="main" class="narrow">
-        <Login notice={route.query.has(PASSWORD_SET) ? PASSWORD_SET_NOTICE : undefined} />
+        <Login notice={route.query.has(PASSWORD_SET) ? PASSWORD_SET_NOTICE : ended} />
       </main>
     );
   }
@@ -92,48 +126,13 @@ function App() {
     );
   }
 
-  const screens: [string, string, boolean][] = [
-    ['files', 'Files', true],
-    ['trash', 'Trash', owner],
-    ['apps', 'Apps', owner],
-    ['data', 'Data', owner],
-    ['data-debits', 'Data debits', owner && debits],
-    ['users', 'Users', owner],
-    ['activity', 'Activity', owner],
-    ['profile', 'Profile', owner],
-    ['your-data', 'Your data', owner],
-    ['security', 'Security', session.scope !== 'application'],
-  ];
-  const content =
-    screen === 'files' && rest[0] ? (
-      <FileDetails key={rest[0]} fileId={rest[0]} session={session} />
-    ) : screen === 'files' ? (
-      <Files session={session} query={route.query} />
-    ) : screen === 'trash' && owner ? (
-      <Trash />
-    ) : screen === 'apps' && owner ? (
-      <Apps />
-    ) : screen === 'data' && owner ? (
-      <Data path={rest} />
-    ) : screen === 'data-debits' && owner ? (
-      <DataDebits />
-    ) : screen === 'users' && owner ? (
-      <Users />
-    ) : screen === 'activity' && owner ? (
-      <Activity />
-    ) : screen === 'profile' && owner ? (
-      <Profile />
-    ) : screen === 'close' && owner ? (
-      <CloseInstance onClosed={setClosing} />
-    ) : screen === 'your-data' && owner ? (
-      <Portability />
-    ) : screen === 'security' ? (
-      <Security />
-    ) : (
-      <p>
-        Nothing here. <a href={href('files')}>Go to your files</a>.
-      </p>
-    );
+  const content = screenOf(session, route.path, route.query, setClosing) ?? (
+    <p>
+      Nothing here. <a href={href('files')}>Go to your files</a>.
+    </p>
+  );
+  // The instance's name is its owner's username.
+  const name = owner ? (location.hostname.split('.')[0] ?? '') : (sessionName() ?? 'Account');
 
   return (
     <>
@@ -148,41 +147,28 @@ function App() {
         Skip to content
       </a>
       <header class="bar">
-        <a class="brand" href={href('files')}>
-          <BrandMark />
-          <span>{location.hostname}</span>
-        </a>
         <button
           type="button"
           class="menu-button secondary"
           aria-expanded={menuOpen}
-          aria-controls="menu"
+          aria-controls="sidebar"
           onClick={() => setMenuOpen(!menuOpen)}
         >
           Menu
         </button>
-        <div id="menu" class={menuOpen ? 'menu open' : 'menu'}>
-          <nav aria-label="Console">
-            <ul>
-              {screens
-                .filter(([, , shown]) => shown)
-                .map(([id, label]) => (
-                  <li key={id}>
-                    <a href={href(id)} aria-current={screen === id ? 'page' : undefined}>
-                      {label}
-                    </a>
-                  </li>
-                ))}
-            </ul>
-          </nav>
-          <button type="button" class="secondary" onClick={endSession}>
-            Log out
-          </button>
-        </div>
+        <a class="brand" href={href('files')}>
+          <BrandMark />
+          <span>{location.hostname}</span>
+        </a>
+        <AccountMenu owner={owner} name={name} />
       </header>
-      <main id="main" tabIndex={-1}>
-        {content}
-      </main>
+      <div class="layout">
+        <Sidebar screen={screen} owner={owner} debits={debits} open={menuOpen} />
+        <main id="main" tabIndex={-1}>
+          {content}
+        </main>
+      </div>
+      <ToastHost />
     </>
   );
 }

@@ -47,8 +47,27 @@ export function keepToken(token: string): void {
   listeners.forEach((listener) => listener());
 }
 
-export function endSession(): void {
+/** Why the last session ended, when the person did not end it: the login page says so. */
+export type EndReason = 'ended';
+const ENDED = 'pds.session-ended';
+const NAME = 'pds.username';
+
+/** The username the session was opened with (shown on the account menu), when this tab logged in. */
+export const sessionName = (): string | undefined => sessionStorage.getItem(NAME) ?? undefined;
+export const keepName = (username: string) => sessionStorage.setItem(NAME, username);
+
+/** Whether the server ended the session (a 401: its password changed, "log out everywhere"); read once. */
+export function takeEndReason(): EndReason | undefined {
+  const reason = sessionStorage.getItem(ENDED);
+  sessionStorage.removeItem(ENDED);
+  return reason === 'ended' ? reason : undefined;
+}
+
+/** `reason`: the server ended it rather than the person; the login page then says why they are there. */
+export function endSession(reason?: EndReason): void {
   sessionStorage.removeItem(KEY);
+  sessionStorage.removeItem(NAME);
+  if (reason) sessionStorage.setItem(ENDED, reason);
   listeners.forEach((listener) => listener());
 }
 

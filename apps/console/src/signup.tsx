@@ -48,6 +48,42 @@ interface Problems {
   suggestion?: string;
 }
 
+/** For someone who already has a data store here: its name takes them to its log-in page. */
+function HaveOne() {
+  const [name, setName] = useState('');
+  return (
+    <form
+      class="have-one"
+      aria-labelledby="have-one-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        location.assign(instanceAddress(`${name.trim().toLowerCase()}.${location.hostname}`));
+      }}
+    >
+      <h2 id="have-one-title">Already have a data store here?</h2>
+      <div class="have-one-row">
+        <label for="have-one-name" class="visually-hidden">
+          Its name
+        </label>
+        <input
+          id="have-one-name"
+          name="existing"
+          autocomplete="username"
+          placeholder="name"
+          required
+          pattern="[A-Za-z][A-Za-z0-9\-]*"
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+        <span class="muted">.{location.hostname}</span>
+        <button type="submit" class="secondary">
+          Log in
+        </button>
+      </div>
+    </form>
+  );
+}
+
 function Signup() {
   const [form, setForm] = useState<Form>({ fullName: '', username: '', email: '', pass: '', passRepeat: '' });
   const [problems, setProblems] = useState<Problems>({ fields: {} });
@@ -154,6 +190,9 @@ function Signup() {
           message={message}
           error={problems.error ?? (Object.keys(problems.fields).length ? 'Please check the fields marked above.' : undefined)}
         />
+      </div>
+      <div class="panel">
+        <HaveOne />
       </div>
     </main>
   );

@@ -1,7 +1,7 @@
 // Small shared pieces: the status line read out by screen readers, headings that take focus on
 // navigation, paging, byte sizes and dates.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { errorText } from './api';
 
 export function Status({ message, error }: { message?: string; error?: string }) {
@@ -51,7 +51,8 @@ export function formatBytes(size: number | undefined): string {
     value /= 1024;
     unit += 1;
   }
-  return `${value.toFixed(1)} ${units[unit]}`;
+  // "1 GiB", "357.2 KiB": one decimal, none when it is 0.
+  return `${value.toFixed(1).replace(/\.0$/, '')} ${units[unit]}`;
 }
 
 /** "3 files", "1 file". */
@@ -167,5 +168,51 @@ export function PasswordField(props: {
         onInput={(e) => props.onValue(e.currentTarget.value)}
       />
     </label>
+  );
+}
+
+/**
+ * A button for what cannot be undone: the first press asks, in place, and only the second does it
+ * (the browser's confirm() box is not used anywhere).
+ */
+export function ConfirmButton({
+  label,
+  question,
+  confirmLabel,
+  onConfirm,
+  small = false,
+}: {
+  label: string;
+  question: string;
+  confirmLabel: string;
+  onConfirm: () => void;
+  small?: boolean;
+}) {
+  const [asking, setAsking] = useState(false);
+  const size = small ? ' small' : '';
+  if (!asking)
+    return (
+      <button type="button" class={`danger${size}`} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  return (
+    <span class="confirm" role="group" aria-label={question}>
+      <span>{question}</span>
+      <button
+        type="button"
+        class={`danger${size}`}
+        ref={(button) => button?.focus()}
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+      >
+        {confirmLabel}
+      </button>
+      <button type="button" class={`secondary${size}`} onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
   );
 }

@@ -95,10 +95,12 @@ describeBrowser('an owner’s account in Chromium', () => {
     await logIn(page, PASSWORD);
     await page.getByText('Wrong username or password').waitFor();
     await logIn(page, NEW_PASSWORD);
-    await page.getByRole('link', { name: 'Security' }).waitFor();
+    await page.getByRole('heading', { name: 'Files' }).waitFor();
   });
 
   it('sets up two-factor authentication from the QR code’s key, and then logs in with a code', async () => {
+    // The account's own pages are under its menu in the top bar.
+    await page.getByRole('button', { name: /your account$/ }).click();
     await page.getByRole('link', { name: 'Security' }).click();
     await page.getByRole('button', { name: 'Set up two-factor authentication' }).click();
     await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
@@ -111,7 +113,8 @@ describeBrowser('an owner’s account in Chromium', () => {
     expect(await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').count()).toBe(10);
     await watch.screen(page, 'security');
 
-    await page.getByRole('button', { name: 'Log out', exact: true }).first().click();
+    await page.getByRole('button', { name: /your account$/ }).click();
+    await page.getByRole('button', { name: 'Log out', exact: true }).click();
     watch.expect(401, '/users/access_token');
     await logIn(page, NEW_PASSWORD);
     const codeField = page.getByLabel('Code from your authenticator app (or a recovery code)');
@@ -120,6 +123,7 @@ describeBrowser('an owner’s account in Chromium', () => {
     await until(() => (Math.floor(Date.now() / 30_000) > enrolledAt ? true : undefined), 'the next code', 35_000);
     await codeField.fill(code());
     await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('link', { name: 'Security' }).waitFor();
+    // Logged in: the account's menu is in the top bar (the screen is the one the tab was on).
+    await page.getByRole('button', { name: /your account$/ }).waitFor();
   });
 });

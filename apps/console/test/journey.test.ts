@@ -11,7 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { accessibilityProblems } from './support/accessibility';
-import { CHROMIUM, clearScreenshots, DESKTOP, launchBrowser, PageWatch, PHONE } from './support/browser';
+import { CHROMIUM, clearScreenshots, DESKTOP, launchBrowser, PageWatch, PHONE, screenshot } from './support/browser';
 import { inParallel, uploadThroughApi, type Owner } from './support/files-api';
 import { resolveLocalhostSubdomains } from './support/localhost-dns';
 import { startProduct, type Product } from './support/product';
@@ -22,6 +22,9 @@ jest.setTimeout(180_000);
 const PASSWORD = 'correct-horse-battery-staple-42';
 const TEXT = 'Shopping list\n- apples\n- bread\n';
 const BULK = 250;
+/** Files of the owner before the bulk ones: notes, photo, dropped, page and the profile photo. */
+const FIRST = 5;
+const HOLIDAY = 'holiday-at-the-seaside-with-the-whole-family-and-the-dog-summer-2026-final-version.jpg';
 const bulkName = (n: number) => `bulk-${String(n).padStart(3, '0')}.txt`;
 
 async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
@@ -32,6 +35,16 @@ async function eventually<T>(check: () => Promise<T | undefined>, what: string, 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/** Opens the account's menu in the top bar (Profile, Security, Your data, Log out). */
+async function accountMenu(page: Page): Promise<void> {
+  await page.getByRole('button', { name: /your account$/ }).click();
+}
+
+async function logOut(page: Page): Promise<void> {
+  await accountMenu(page);
+  await page.getByRole('button', { name: 'Log out' }).click();
 }
 
 async function logIn(page: Page, username: string, password: string): Promise<void> {
@@ -128,7 +141,7 @@ describeBrowser('web console in Chromium', () => {
     await watch.screen(owner, 'files-empty');
 
     // Log out, and back in: a wrong password is named as such.
-    await owner.getByRole('button', { name: 'Log out' }).click();
+    await logOut(owner);
     watch.expect(401, '/users/access_token');
     await logIn(owner, 'alice', 'not-the-password');
     await owner.getByText('Wrong username or password. Check both and try again.').waitFor();
@@ -217,34 +230,49 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByText('Shared with bob').waitFor();
     await watch.screen(owner, 'file-shared');
 
-    // The owner's activity log shows the share, newest first, with who did it.
+    // The owner's activity log says it in a sentence, with the file's name and the person's.
     await owner.getByRole('link', { name: 'Activity' }).click();
     await owner.getByRole('heading', { name: 'Activity' }).waitFor();
-    await owner
-      .getByText(/^alice shared file .*notes/)
-      .first()
-      .waitFor();
+    await owner.getByText('You shared notes.txt with bob').first().waitFor();
   });
 
   it('lets the owner publish profile fields, which anyone then reads where the HAT apps look for them', async () => {
+    await accountMenu(owner);
     await owner.getByRole('link', { name: 'Profile' }).click();
     await owner.getByRole('heading', { name: 'Profile' }).waitFor();
+    // The few fields people fill come first; the rest wait under More.
     const aboutYou = owner.getByRole('group', { name: 'About you' });
+    await expect(aboutYou.getByRole('textbox').count()).resolves.toBe(6);
     await aboutYou.getByLabel('First name', { exact: true }).fill('Alice');
     await aboutYou.getByLabel('Last name', { exact: true }).fill('Liddell');
     await aboutYou.getByRole('checkbox', { name: 'Public First name' }).check();
-    await owner.getByRole('group', { name: 'Online' }).getByLabel('Website', { exact: true }).fill('https://alice.example');
+    await aboutYou.getByLabel('Website', { exact: true }).fill('https://alice.example');
+    await expect(owner.getByLabel('City', { exact: true }).isVisible()).resolves.toBe(false);
+    await owner.getByText(/^More:/).click();
+    await owner.getByLabel('City', { exact: true }).fill('Oxford');
+    // The photo: a picture chosen from the computer, kept as a public file of the data store.
+    await owner.getByLabel('Choose a photo').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await owner.screenshot() });
+    await owner.getByText('Save the profile to keep it.').waitFor();
+    await owner.getByRole('checkbox', { name: 'Public Photo' }).check();
     await owner.getByRole('button', { name: 'Save profile' }).click();
-    await owner.getByText('Saved. One field is public.').waitFor();
+    await owner.getByText('Saved. 2 fields are public.').waitFor();
+    await owner.waitForFunction(() => (document.querySelector<HTMLImageElement>('.profile-photo img')?.naturalWidth ?? 0) > 0);
+    await owner.getByText(/^More:/).click();
     await watch.screen(owner, 'profile');
     // Read as anyone reads it: no token sent.
     const published = await owner.evaluate(() =>
       fetch('/api/v2.6/phata/profile').then((res) => res.json() as Promise<{ profile: { data: unknown }[] }>),
     );
-    expect(published.profile.map((record) => record.data)).toEqual([{ personal: { firstName: 'Alice' } }]);
+    expect(published.profile.map((record) => record.data)).toEqual([
+      {
+        personal: { firstName: 'Alice' },
+        photo: { avatar: expect.stringMatching(/^http:\/\/alice\.pds\.localhost:\d+\/api\/v2\.6\/files\/content\/profileme\.png$/) },
+      },
+    ]);
   });
 
   it('downloads all of the owner’s data, and imports that archive into a new, empty data store', async () => {
+    await accountMenu(owner);
     await owner.getByRole('link', { name: 'Your data' }).click();
     await owner.getByRole('heading', { name: 'Your data' }).waitFor();
     await owner.getByRole('button', { name: 'Prepare a download of all my data' }).click();
@@ -296,8 +324,8 @@ describeBrowser('web console in Chromium', () => {
       (n) => uploadThroughApi(api, bulkName(n), `${'x'.repeat(n)}\n`),
     );
     await owner.goto(`${alice}/#/files`);
-    await summary(owner, `${BULK + 4} files`);
-    const pages = Math.ceil((BULK + 4) / 50);
+    await summary(owner, `${BULK + FIRST} files`);
+    const pages = Math.ceil((BULK + FIRST) / 50);
 
     // Every file is reachable, page by page.
     const seen = new Set<string>();
@@ -309,14 +337,14 @@ describeBrowser('web console in Chromium', () => {
       if (page === 1)
         await owner
           .locator('.pager-place')
-          .filter({ hasText: `1–50 of ${BULK + 4}` })
+          .filter({ hasText: `1–50 of ${BULK + FIRST}` })
           .waitFor();
       for (const name of await listedNames(owner)) seen.add(name);
       const next = owner.getByRole('button', { name: 'Next page' });
       if (await next.isDisabled()) break;
       await next.click();
     }
-    expect(seen.size).toBe(BULK + 4);
+    expect(seen.size).toBe(BULK + FIRST);
     for (let n = 1; n <= BULK; n++) expect(seen.has(bulkName(n))).toBe(true);
     await watch.screen(owner, 'files-last-page');
 
@@ -329,16 +357,17 @@ describeBrowser('web console in Chromium', () => {
     await expect(listedNames(owner).then((names) => names.slice(0, 3))).resolves.toEqual([bulkName(1), bulkName(2), bulkName(3)]);
     await owner.getByLabel('Sort').selectOption('size-desc');
     await eventually(
-      async () => (['photo.png', 'page.pdf'].includes((await listedNames(owner))[0] ?? '') ? true : undefined),
+      async () => (['photo.png', 'page.pdf', 'me.png'].includes((await listedNames(owner))[0] ?? '') ? true : undefined),
       'the largest first',
     );
     // The grid shows a thumbnail of each image, made by the server once the upload completed (a JPEG
     // too), and each other file's type.
-    holidayId = await uploadThroughApi(api, 'holiday.jpg', await owner.screenshot({ type: 'jpeg', quality: 80 }));
+    // Its name is long: a card shows two lines of it and an ellipsis, the whole name in its title.
+    holidayId = await uploadThroughApi(api, HOLIDAY, await owner.screenshot({ type: 'jpeg', quality: 80 }));
     await owner.reload();
     await owner.getByRole('button', { name: 'Grid' }).click();
     await owner.locator('.file-grid .file-icon.kind-pdf').waitFor();
-    for (const name of ['holiday.jpg', 'photo.png']) {
+    for (const name of [HOLIDAY, 'photo.png']) {
       await eventually(async () => {
         await owner.reload();
         const card = owner.locator('.file-grid li').filter({ hasText: name });
@@ -349,6 +378,16 @@ describeBrowser('web console in Chromium', () => {
         return loaded > 0 && loaded <= 320 ? true : undefined;
       }, `the thumbnail of ${name}`);
     }
+    const holidayName = owner.locator('.file-grid .file-name').filter({ hasText: HOLIDAY });
+    await expect(holidayName.getAttribute('title')).resolves.toBe(HOLIDAY);
+    const lines = await holidayName.evaluate((link) => ({
+      cut: link.scrollHeight > link.clientHeight,
+      lines: Math.round(link.clientHeight / parseFloat(getComputedStyle(link).lineHeight)),
+    }));
+    expect(lines).toEqual({ cut: true, lines: 2 });
+    // Every card as tall as its own content: the image cards are no taller than the others.
+    const heights = await owner.locator('.file-grid li').evaluateAll((cards) => cards.map((card) => card.getBoundingClientRect().height));
+    expect(Math.max(...heights) - Math.min(...heights)).toBeLessThan(30);
     await watch.screen(owner, 'files-grid', { dark: true });
     await owner.getByRole('button', { name: 'List', exact: true }).click();
     await owner.getByRole('button', { name: 'Size' }).click(); // the column header turns the order round
@@ -371,6 +410,16 @@ describeBrowser('web console in Chromium', () => {
         .filter({ hasText: bulkName(n) })
         .getByRole('cell', { name: 'Shared with bob' })
         .waitFor();
+
+    // Shared lists what the owner shared: those three and the notes.
+    await owner.getByRole('link', { name: 'Shared', exact: true }).click();
+    await owner.getByRole('heading', { name: 'Shared' }).waitFor();
+    await summary(owner, '4 files');
+    expect((await listedNames(owner)).sort()).toEqual([bulkName(1), bulkName(2), bulkName(3), 'notes.txt']);
+    await watch.screen(owner, 'shared');
+    await owner.getByRole('link', { name: 'Files', exact: true }).click();
+    await owner.getByLabel('Find files').fill('bulk-00');
+    await summary(owner, '9 files match');
 
     // The same three as one zip, made by the server and saved by the browser (Chromium reports the
     // navigation that turned into a download as aborted).
@@ -408,30 +457,41 @@ describeBrowser('web console in Chromium', () => {
     expect(published.status).toBe(200);
     expect(await published.text()).toBe('xxxxx\n');
 
-    // Three deleted at once.
+    // Three moved to the trash at once, without a question: the toast's Undo brings them back.
     for (const n of [7, 8, 9]) await owner.getByLabel(`Select ${bulkName(n)}`).check();
-    owner.once('dialog', (dialog) => void dialog.accept());
     await owner.getByRole('button', { name: 'Delete' }).click();
-    await owner.getByText('Deleted 3 files').waitFor();
+    await owner.getByRole('status').filter({ hasText: 'Moved 3 files to trash' }).waitFor();
+    await summary(owner, '5 files match');
+    await owner.getByRole('button', { name: 'Undo' }).click();
+    await owner.getByText('3 files are back').waitFor();
+    await summary(owner, '8 files match');
+    for (const n of [7, 8, 9]) await owner.getByLabel(`Select ${bulkName(n)}`).check();
+    await owner.getByRole('button', { name: 'Delete' }).click();
+    await owner.getByRole('status').filter({ hasText: 'Moved 3 files to trash' }).waitFor();
     await summary(owner, '5 files match');
     await owner.getByLabel('Find files').fill('');
-    await summary(owner, `${BULK + 5 - 3} files`);
+    await summary(owner, `${BULK + FIRST + 1 - 3} files`);
 
     // They wait in the trash: one restored, one deleted for good, then the trash emptied.
-    await owner.getByText(/ of 1\.07 GB used/).waitFor();
+    // The storage bar in the sidebar, in the binary units of the file sizes (a 1 GiB allowance).
+    await owner
+      .locator('.sidebar .storage')
+      .getByText(/^[\d.]+ (B|KiB|MiB) of 1 GiB used$/)
+      .waitFor();
     await owner.getByRole('link', { name: 'Trash' }).first().click();
     await summary(owner, '3 files');
     await watch.screen(owner, 'trash');
     await owner.getByRole('button', { name: `Restore ${bulkName(7)}` }).click();
     await owner.getByText(`${bulkName(7)} is back in your files`).waitFor();
-    owner.once('dialog', (dialog) => void dialog.accept());
+    // What cannot be undone asks first, in place.
     await owner.getByRole('button', { name: `Delete ${bulkName(8)} for good` }).click();
+    await owner.getByRole('button', { name: 'Delete for good' }).click();
     await owner.getByText(`${bulkName(8)} deleted for good`).waitFor();
-    owner.once('dialog', (dialog) => void dialog.accept());
     await owner.getByRole('button', { name: 'Empty the trash' }).click();
+    await owner.getByRole('button', { name: 'Delete them for good' }).click();
     await owner.getByText('The trash is empty.').waitFor();
     await owner.getByRole('link', { name: 'Back to your files' }).click();
-    await summary(owner, `${BULK + 5 - 2} files`);
+    await summary(owner, `${BULK + FIRST + 1 - 2} files`);
 
     // Uploads never completed stay out of the list, in their own notice, until removed…
     await uploadThroughApi(api, 'half-a.txt', '', { complete: false });
@@ -456,6 +516,33 @@ describeBrowser('web console in Chromium', () => {
     await expect(owner.locator('#unfinished-title').count()).resolves.toBe(0);
   });
 
+  it('moves a file to the trash from its page with an undo, and says on that page that it is in the trash', async () => {
+    await owner.goto(`${alice}/#/files/consoledropped.txt`);
+    await owner.getByRole('heading', { name: 'dropped.txt' }).waitFor();
+    await owner.getByRole('button', { name: 'Delete' }).click();
+    // Back to the list, where the toast offers the undo.
+    await owner.getByRole('status').filter({ hasText: 'Moved dropped.txt to trash' }).waitFor();
+    await owner.getByRole('heading', { name: 'Files' }).waitFor();
+    expect(owner.url()).toMatch(/#\/files(\?.*)?$/);
+    await screenshot(owner, 'file-deleted-desktop', true);
+    await owner.getByRole('button', { name: 'Undo' }).click();
+    await owner.getByText('dropped.txt is back').waitFor();
+    await owner.getByLabel('Find files').fill('dropped');
+    await owner.getByRole('link', { name: 'dropped.txt' }).waitFor();
+
+    // Deleted again, its page (an old link, a bookmark) says where it is and brings it back.
+    await owner.getByRole('link', { name: 'dropped.txt' }).click();
+    await owner.getByRole('button', { name: 'Delete' }).click();
+    await owner.getByRole('status').filter({ hasText: 'Moved dropped.txt to trash' }).waitFor();
+    await owner.goto(`${alice}/#/files/consoledropped.txt`);
+    await owner.getByText('dropped.txt is in the trash.').waitFor();
+    await expect(owner.getByText('the file is not uploaded yet').count()).resolves.toBe(0);
+    await watch.screen(owner, 'file-in-trash');
+    await owner.getByRole('button', { name: 'Restore' }).click();
+    await owner.getByText('Restored: it is back in your files').waitFor();
+    await owner.getByRole('heading', { name: 'Preview' }).waitFor();
+  });
+
   it('shows a second person, on a phone, exactly the files shared with them', async () => {
     const bob = await watch.newPage(await browser.newContext({ viewport: PHONE, isMobile: true }));
     await bob.goto(`${alice}/`);
@@ -471,13 +558,18 @@ describeBrowser('web console in Chromium', () => {
     await expect(bob.locator('header.bar').evaluate((header) => header.getBoundingClientRect().height)).resolves.toBeLessThan(64);
     await watch.screen(bob, 'files-shared-with-me');
     await bob.getByRole('button', { name: 'Menu' }).click();
-    // A user has their files and their own account's security (password, log out everywhere), nothing of the owner's.
+    // A user has the files shared with them, and their own account's security (password, log out
+    // everywhere) under its menu: nothing of the owner's.
     await expect(bob.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).resolves.toEqual([
-      'Files',
-      'Security',
+      'Shared with you',
+      'Photos',
     ]);
-    await bob.getByRole('button', { name: 'Log out' }).waitFor();
+    await watch.screen(bob, 'menu');
     await bob.getByRole('button', { name: 'Menu' }).click();
+    await accountMenu(bob);
+    await expect(bob.locator('#account-menu').getByRole('link').allTextContents()).resolves.toEqual(['Security']);
+    await bob.getByRole('button', { name: 'Log out' }).waitFor();
+    await accountMenu(bob);
     await bob.getByRole('link', { name: 'notes.txt' }).click();
     await expect(bob.getByLabel('Preview of notes.txt').textContent()).resolves.toBe(TEXT);
     await expect(bob.getByRole('button', { name: 'Make public' }).count()).resolves.toBe(0);
@@ -553,7 +645,10 @@ describeBrowser('web console in Chromium', () => {
     });
     expect(written.status).toBe(201);
     await owner.goto(`${alice}/#/data`);
-    await owner.getByRole('link', { name: 'items' }).click();
+    // Each app's data in its own words: its title and what it says it keeps.
+    await owner.getByRole('heading', { name: 'Notes' }).waitFor();
+    await owner.getByText('Keeps your notes').waitFor();
+    await owner.getByRole('link', { name: 'Notes: Items' }).click();
     await owner.locator('.summary').filter({ hasText: '31 records' }).waitFor();
     await owner.locator('.pager-place').filter({ hasText: '1–20 of 31' }).waitFor();
     await owner.getByRole('cell', { name: 'Written by the app' }).waitFor();
@@ -574,8 +669,8 @@ describeBrowser('web console in Chromium', () => {
     await expect(owner.getByLabel('Record as JSON').textContent()).resolves.toContain('"title": "Note 15"');
     expect(await inView(owner, '.side-panel pre')).toBe(true);
     await owner.setViewportSize(DESKTOP);
-    owner.once('dialog', (dialog) => void dialog.accept());
     await owner.getByRole('button', { name: 'Delete record' }).click();
+    await owner.getByRole('button', { name: 'Delete it' }).click();
     await owner.getByText('Record deleted').waitFor();
     await owner.locator('.summary').filter({ hasText: '30 records' }).waitFor();
     await owner.getByRole('link', { name: '← All data' }).click();
@@ -619,9 +714,98 @@ describeBrowser('web console in Chromium', () => {
     await expect(owner.getByRole('link', { name: 'Open Notes' }).getAttribute('href')).resolves.toBe(app.origin);
 
     // Logging out ends the session in this tab.
-    await owner.getByRole('button', { name: 'Log out' }).click();
+    await logOut(owner);
     await owner.getByRole('heading', { name: 'Log in' }).waitFor();
     await expect(owner.evaluate(() => sessionStorage.getItem('pds.session'))).resolves.toBeNull();
+  });
+
+  it('tells the owner in sentences what their apps and people did, by day, and filters by app', async () => {
+    // The apps screen, where the owner logged out, shows the Diary app's missing logo again.
+    watch.expect(404, '/missing-logo.svg');
+    // The app reads its records twice, with the token it was given.
+    for (let i = 0; i < 2; i++) {
+      const read = await fetch(`${alice}/api/v2.6/data/notes/items?take=5`, { headers: { 'X-Auth-Token': app.tokens[0] as string } });
+      expect(read.status).toBe(200);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // reads are written once a second
+    await logIn(owner, 'alice', PASSWORD);
+    await owner.getByRole('link', { name: 'Activity' }).click();
+    await owner.getByRole('heading', { name: 'Today' }).waitFor();
+    await owner.getByText(/^Notes app read (10|5) records of your notes \(items\)(, 2 times)?$/).waitFor();
+    await owner.getByText('Notes app added a record to your notes (items)').waitFor();
+    // One time per line, and no id anywhere.
+    await expect(owner.locator('.activity li time').first().textContent()).resolves.toMatch(/^\d{1,2}:\d{2}/);
+    expect(await owner.locator('.activity').textContent()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    await watch.screen(owner, 'activity', { dark: true });
+    // A hundred entries at a time; earlier ones on asking.
+    const before = await owner.locator('.activity li').count();
+    await owner.getByRole('button', { name: 'Show earlier activity' }).click();
+    await eventually(async () => ((await owner.locator('.activity li').count()) > before ? true : undefined), 'earlier activity');
+    await owner.getByLabel('What').selectOption({ label: 'Failed log-ins' });
+    await owner
+      .getByText(/^Someone tried to log in as alice with a wrong password/)
+      .first()
+      .waitFor();
+    await owner.getByLabel('What').selectOption({ label: 'Everything' });
+    await owner.getByLabel('Who').selectOption({ label: 'Notes (app)' });
+    await eventually(async () => {
+      const lines = await owner.locator('.activity li .row-text').allTextContents();
+      return lines.length > 0 && lines.every((line) => line.startsWith('Notes app')) ? true : undefined;
+    }, 'only the Notes app’s lines');
+  });
+
+  it('leaves no dead end: an unknown app’s login, an ended session, field names, sign-up and log-in', async () => {
+    watch.expect(404, '/missing-logo.svg');
+    // An app link naming an app this data store does not know: plain words and a way on.
+    await owner.goto(`${alice}/#/hatlogin?name=nosuch&redirect=${app.origin}/callback`);
+    watch.expect(404, '/api/v2.6/applications/nosuch');
+    await owner.getByRole('heading', { name: 'No app called “nosuch” here' }).waitFor();
+    await watch.screen(owner, 'hatlogin-unknown');
+    await owner.getByRole('link', { name: 'See your apps' }).click();
+    await owner.getByRole('heading', { name: 'Apps' }).waitFor();
+
+    // A rule the server names by its field is said in people's words.
+    await owner.getByRole('link', { name: 'Users' }).click();
+    await owner.getByLabel('Username').fill('carl');
+    await owner.getByLabel('Password').fill('short');
+    watch.expect(400, '/users/user');
+    await owner.getByRole('button', { name: 'Create user' }).click();
+    await owner.getByText(/^The password must be 8 to 256 characters/).waitFor();
+
+    // A tab whose session the server ended elsewhere (here: log out everywhere) says why it is at the login.
+    const other = await watch.newPage(await browser.newContext({ viewport: DESKTOP }));
+    await other.goto(`${alice}/`);
+    await logIn(other, 'alice', PASSWORD);
+    await other.getByRole('heading', { name: 'Files' }).waitFor();
+    await owner.evaluate(() =>
+      fetch('/api/v2.6/auth/logout-everywhere', {
+        method: 'POST',
+        headers: { 'X-Auth-Token': sessionStorage.getItem('pds.session') ?? '' },
+      }),
+    );
+    watch.expect(401, alice);
+    // The tab's next request meets the ended session. On a loaded machine a request of its own may already
+    // have met it and taken the tab to the login (its Photos link gone): the address leads on from either.
+    await other.evaluate(() => {
+      location.hash = '#/photos';
+    });
+    await other.getByText(/^You were logged out: your session ended/).waitFor();
+    await watch.screen(other, 'login-session-ended');
+
+    // The log-in page leads to sign-up, and sign-up to the log-in of a data store one has.
+    await expect(other.getByRole('link', { name: 'Create a data store of your own' }).getAttribute('href')).resolves.toBe(
+      `${product.clusterUrl}/`,
+    );
+    await other.getByRole('link', { name: 'Create a data store of your own' }).click();
+    await other.getByRole('heading', { name: 'Create your personal data store' }).waitFor();
+    await other.getByPlaceholder('name').fill('alice');
+    await other.getByRole('button', { name: 'Log in' }).click();
+    await other.waitForURL(`${alice}/`);
+    await other.getByRole('heading', { name: 'Log in' }).waitFor();
+    await other.context().close();
+    await owner.reload();
+    await logIn(owner, 'alice', PASSWORD);
+    await owner.getByRole('heading', { name: 'Users' }).waitFor();
   });
 
   it('says in plain words that a name is taken, and offers another', async () => {

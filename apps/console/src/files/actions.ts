@@ -19,6 +19,9 @@ export const unshare = (fileId: string, userId: string) => call<FileRecord>(`${F
 
 export const deleteFile = (fileId: string) => call<FileRecord>(`${FILES}/file/${id(fileId)}`, { method: 'DELETE' });
 
+/** Brings a file back from the trash (owner only), with its bytes and sharing. */
+export const restoreFile = (fileId: string) => call<FileRecord>(`${FILES}/trash/${id(fileId)}/restore`, { method: 'POST' });
+
 export type Details = Pick<FileRecord, 'name' | 'title' | 'description' | 'tags'>;
 
 /** PUT replaces every descriptive field (an absent one is cleared), so the unchanged ones are sent as they are. */

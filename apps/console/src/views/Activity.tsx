@@ -1,109 +1,87 @@
-// Owner only: who changed or read what, and when (GET /api/v2.6/activity), filtered by account, kind and date.
+// Owner only: who changed or read what in the data store, as sentences by day ("Notes app read 120
+// records of your diary, 3 times"), each with one time; filtered by app or person, by kind and by date.
 import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
+import { activityLines, dayHeading, dayOf, type ActivityEntry, type ActivityLine } from '../activity/words';
 import type { UserAccount } from '../types';
-import { ScreenTitle, shortDate, Status } from '../ui';
-
-export interface ActivityEntry {
-  kind: 'change' | 'read';
-  type: string;
-  actor: { kind: string; id: string | null };
-  object: Record<string, unknown>;
-  address: string | null;
-  /** Identical reads within a second are one entry that counts them. */
-  times: number;
-  time: string;
-}
+import { ScreenTitle, Status } from '../ui';
+import { loadApps } from './Apps';
 
 const KINDS: [string, string][] = [
   ['', 'Everything'],
-  ['records.read', 'Records read'],
-  ['file.content', 'File content read'],
-  ['debit.values', 'Data debit values read'],
+  ['records.read', 'Data read by apps'],
+  ['file.content', 'Files opened'],
   ['login', 'Log-ins'],
   ['login.failed', 'Failed log-ins'],
-  ['app.token', 'App tokens issued'],
-  ['record.', 'Record changes'],
-  ['file.', 'File changes'],
-  ['app.', 'App changes'],
-  ['debit.', 'Data debit changes'],
-  ['user.', 'Account changes'],
+  ['record.', 'Data changed'],
+  ['file.', 'Files changed'],
+  ['link.used', 'Share links used'],
+  ['link.', 'Share links'],
+  ['app.', 'Apps'],
+  ['debit.', 'Data debits'],
+  ['user.', 'Accounts'],
 ];
 
-/** "read 120 records of fitness/steps", "read the content of x.jpg 3 times": what one entry says happened. */
-export function describe(entry: ActivityEntry): string {
-  const said = what(entry);
-  return entry.times > 1 && entry.type !== 'records.read' ? `${said} ${entry.times} times` : said;
-}
-
-function what(entry: ActivityEntry): string {
-  const o = entry.object;
-  const table = `${String(o.namespace)}/${String(o.endpoint)}`;
-  switch (entry.type) {
-    case 'records.read':
-      return o.recordId ? `read record ${String(o.recordId)}` : `read ${String(o.count)} records of ${table}`;
-    case 'file.content':
-      return `read the content of ${String(o.fileId)}`;
-    case 'debit.values':
-      return `read the values of data debit ${String(o.debitKey)}`;
-    case 'login':
-      return 'logged in';
-    case 'login.failed':
-      return `failed to log in as ${String(o.username)}`;
-    case 'app.token':
-      return `was given a token for app ${String(o.appId)}`;
-    default: {
-      const [what = '', verb = ''] = entry.type.split('.');
-      const target =
-        what === 'record' ? `a record of ${table}` : what === 'file' ? String(o.fileId) : String(o.appId ?? o.debitKey ?? o.username ?? '');
-      return `${verb.replace(/_/g, ' ')} ${what === 'record' ? '' : `${what} `}${target}`.trim();
-    }
-  }
-}
-
 const ALL = { actor: '', type: '', since: '', until: '' };
+/** Entries read at a time; "Show earlier" reads the next ones back. */
+const PAGE = 100;
+
+/** The accounts to filter by, in words: apps by their title, people by their username. */
+async function actors(): Promise<[string, string][]> {
+  const [accounts, apps] = await Promise.all([call<UserAccount[]>('/users/user'), loadApps().catch(() => [])]);
+  const title = (username: string) => apps.find((app) => `app:${app.id}` === username)?.name ?? username.replace(/^app:/, '');
+  return accounts.map((a) => [a.userId, a.kind === 'owner' ? 'You' : a.kind === 'application' ? `${title(a.username)} (app)` : a.username]);
+}
 
 export function Activity() {
-  const [accounts, setAccounts] = useState<UserAccount[]>([]);
+  const [who, setWho] = useState<[string, string][]>([]);
   const [filter, setFilter] = useState(ALL);
   const [entries, setEntries] = useState<ActivityEntry[]>();
   const [error, setError] = useState<string>();
 
-  useEffect(() => void call<UserAccount[]>('/users/user').then(setAccounts, () => undefined), []);
-  useEffect(() => {
-    const query = new URLSearchParams({ take: '200' });
+  useEffect(() => void actors().then(setWho, () => undefined), []);
+  const [more, setMore] = useState(false);
+  /** A page of entries (newest first); `before`: only those before that time (the next page back). */
+  const read = async (before?: string) => {
+    const query = new URLSearchParams({ take: String(PAGE) });
     if (filter.actor) query.set('actor', filter.actor);
     if (filter.type) query.set('type', filter.type);
     if (filter.since) query.set('since', new Date(`${filter.since}T00:00:00`).toISOString());
-    if (filter.until) query.set('until', new Date(`${filter.until}T24:00:00`).toISOString());
-    call<ActivityEntry[]>(`/api/v2.6/activity?${query}`).then(
-      (found) => {
-        setEntries(found);
-        setError(undefined);
-      },
-      (e: unknown) => setError(errorText(e)),
-    );
-  }, [filter]);
+    const until = before ?? (filter.until ? new Date(`${filter.until}T24:00:00`).toISOString() : undefined);
+    if (until) query.set('until', until);
+    try {
+      const found = await call<ActivityEntry[]>(`/api/v2.6/activity?${query}`);
+      setEntries((shown) => (before ? [...(shown ?? []), ...found] : found));
+      setMore(found.length === PAGE);
+      setError(undefined);
+    } catch (e) {
+      setError(errorText(e));
+    }
+  };
+  useEffect(() => void read(), [filter]);
 
-  const nameOf = (actor: ActivityEntry['actor']) =>
-    actor.id ? (accounts.find((a) => a.userId === actor.id)?.username ?? actor.kind) : actor.kind === 'system' ? 'The system' : actor.kind;
   const set = (key: keyof typeof ALL) => (e: { currentTarget: { value: string } }) =>
     setFilter({ ...filter, [key]: e.currentTarget.value });
+  const days = new Map<string, ActivityLine[]>();
+  for (const line of activityLines(entries ?? [])) {
+    const day = dayOf(line.time);
+    days.set(day, [...(days.get(day) ?? []), line]);
+  }
 
   return (
-    <section aria-labelledby="activity-title">
+    <section aria-labelledby="activity-title" class="activity">
       <div class="screen-head">
         <ScreenTitle id="activity-title">Activity</ScreenTitle>
       </div>
-      <p class="muted">Who changed or read what in your data store, and when: your apps, the people you share with, and you.</p>
+      <p class="muted">What your apps, the people you share with, and you did in your data store.</p>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           Who
           <select name="actor" value={filter.actor} onChange={set('actor')}>
-            <option value="">Anyone</option>
-            {accounts.map((a) => (
-              <option key={a.userId} value={a.userId}>
-                {a.username} ({a.kind === 'application' ? 'app' : a.kind})
+            <option value="">Everyone</option>
+            {who.map(([id, name]) => (
+              <option key={id} value={id}>
+                {name}
               </option>
             ))}
           </select>
@@ -129,22 +107,29 @@ export function Activity() {
       </form>
       <Status error={error} message={entries ? undefined : 'Loading…'} />
       {entries && entries.length === 0 ? <p class="empty">Nothing happened that matches.</p> : null}
-      <ul class="rows activity">
-        {(entries ?? []).map((entry, i) => (
-          <li key={`${entry.time}-${i}`}>
-            <div class="row-text">
-              <strong>
-                {nameOf(entry.actor)} {describe(entry)}
-              </strong>
-              <span class="muted">
-                {[shortDate(entry.time), new Date(entry.time).toLocaleTimeString(), entry.address ? `from ${entry.address}` : undefined]
-                  .filter(Boolean)
-                  .join(' · ')}
-              </span>
-            </div>
-          </li>
-        ))}
-      </ul>
+      {[...days].map(([day, lines]) => (
+        <section key={day} aria-label={dayHeading(lines[0]?.time ?? day)}>
+          <h2 class="activity-day">{dayHeading(lines[0]?.time ?? day)}</h2>
+          <ul class="rows">
+            {lines.map((line) => (
+              <li key={line.key}>
+                <span class="row-text">
+                  {line.sentence}
+                  {line.address ? <span class="muted"> · from {line.address}</span> : null}
+                </span>
+                <time dateTime={line.time}>
+                  {new Date(line.time).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}
+                </time>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ))}
+      {more && entries ? (
+        <button type="button" class="secondary" onClick={() => void read(entries[entries.length - 1]?.time)}>
+          Show earlier activity
+        </button>
+      ) : null}
     </section>
   );
 }

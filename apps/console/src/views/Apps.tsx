@@ -74,7 +74,10 @@ export function Apps() {
       </div>
       <Status {...status} message={status.message ?? (apps ? undefined : 'Loading…')} />
       {apps && apps.length === 0 ? (
-        <p class="empty">No apps yet: apps appear here once the exchange offers them to this data store.</p>
+        <p class="empty">
+          No apps yet. When an app asks to use your data store, or your provider offers one, it shows here, and nothing reaches your data
+          until you set it up.
+        </p>
       ) : null}
       <ul class="cards">
         {(apps ?? []).map((app) => {

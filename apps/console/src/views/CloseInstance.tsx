@@ -109,7 +109,7 @@ export function Closing({ state, onCancelled }: { state: CloseState; onCancelled
         <button type="button" onClick={() => void cancel()}>
           Cancel closing, keep my instance
         </button>
-        <button type="button" class="secondary" onClick={endSession}>
+        <button type="button" class="secondary" onClick={() => endSession()}>
           Log out
         </button>
       </div>

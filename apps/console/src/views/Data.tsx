@@ -2,44 +2,74 @@
 // record in a panel beside it), delete.
 import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
+import type { ConsoleApp } from '../apps';
 import { countRecords, readRecords, tablePath } from '../records';
 import { href } from '../router';
 import type { DataRecord, DataSources } from '../types';
-import { countWords, Pager, ScreenTitle, SidePanel, Status } from '../ui';
+import { ConfirmButton, countWords, Pager, ScreenTitle, SidePanel, Status } from '../ui';
+import { AppLogo, loadApps } from './Apps';
 
 const PAGE = 20;
+
+/** What each namespace is, in the words of the app that keeps it (its title and description), when one does. */
+function useApps(): Map<string, ConsoleApp> {
+  const [apps, setApps] = useState<ConsoleApp[]>([]);
+  useEffect(() => void loadApps().then(setApps, () => undefined), []);
+  // An app writes its own namespace (its one write grant).
+  return new Map(apps.flatMap((app) => app.writes.map((namespace): [string, ConsoleApp] => [namespace, app])));
+}
 
 function Tables() {
   const [sources, setSources] = useState<DataSources>();
   const [error, setError] = useState<string>();
+  const apps = useApps();
   useEffect(() => void call<DataSources>('/api/v2.6/data/sources').then(setSources, (e: unknown) => setError(errorText(e))), []);
   const namespaces = Object.keys(sources ?? {}).sort();
   return (
     <section aria-labelledby="data-title">
       <div class="screen-head">
         <ScreenTitle id="data-title">Data</ScreenTitle>
-        {sources ? <p class="summary">{countWords(namespaces.length, 'source')}</p> : null}
       </div>
-      <p class="muted">What apps keep in your data store, by app and table.</p>
+      <p class="muted">What your apps keep in your data store, in their own words. Open a kind of data to see every record of it.</p>
       <Status error={error} message={sources ? undefined : 'Loading…'} />
-      {sources && namespaces.length === 0 ? <p class="empty">No data yet: apps write here once you set them up.</p> : null}
+      {sources && namespaces.length === 0 ? (
+        <p class="empty">No data yet. Once you set up an app, what it keeps for you shows here.</p>
+      ) : null}
       <div class="sources">
-        {namespaces.map((namespace) => (
-          <section key={namespace} class="panel" aria-labelledby={`ns-${namespace}`}>
-            <h2 id={`ns-${namespace}`}>{namespace}</h2>
-            <ul class="endpoints">
-              {(sources?.[namespace] ?? []).map((endpoint) => (
-                <li key={endpoint}>
-                  <a href={href('data', namespace, ...endpoint.split('/'))}>{endpoint}</a>
-                </li>
-              ))}
-            </ul>
-          </section>
-        ))}
+        {namespaces.map((namespace) => {
+          const app = apps.get(namespace);
+          const title = app?.name ?? namespace;
+          return (
+            <section key={namespace} class="panel" aria-labelledby={`ns-${namespace}`}>
+              <div class="source-head">
+                {app ? <AppLogo app={app} /> : null}
+                <h2 id={`ns-${namespace}`}>{title}</h2>
+              </div>
+              <p class="muted">{app?.description || (app ? `What ${title} keeps for you.` : 'Kept by an app that is no longer here.')}</p>
+              <ul class="endpoints">
+                {(sources?.[namespace] ?? []).map((endpoint) => (
+                  <li key={endpoint}>
+                    <a href={href('data', namespace, ...endpoint.split('/'))} aria-label={`${title}: ${words(endpoint)}`}>
+                      {words(endpoint)}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          );
+        })}
       </div>
     </section>
   );
 }
+
+/** "dailySteps" or "daily-steps" → "Daily steps": a table's name as a word. */
+const words = (endpoint: string) =>
+  endpoint
+    .replace(/[-_/]+/g, ' ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/^./, (c) => c.toUpperCase());
 
 /** The first level of keys of the page's records, as table columns (a few, to stay readable). */
 function columnsOf(records: DataRecord[]): string[] {
@@ -68,7 +98,6 @@ function Records({ namespace, endpoint }: { namespace: string; endpoint: string 
   useEffect(() => void countRecords(namespace, endpoint).then(setCount, fail), [version]);
 
   const remove = async (record: DataRecord) => {
-    if (!confirm('Delete this record? This cannot be undone.')) return;
     try {
       await call(`/api/v2.6/data?records=${encodeURIComponent(record.recordId)}`, { method: 'DELETE' });
       setChosen(undefined);
@@ -136,9 +165,12 @@ function Records({ namespace, endpoint }: { namespace: string; endpoint: string 
             <pre tabIndex={0} aria-label="Record as JSON">
               {JSON.stringify(chosen.data, null, 2)}
             </pre>
-            <button type="button" class="danger" onClick={() => void remove(chosen)}>
-              Delete record
-            </button>
+            <ConfirmButton
+              label="Delete record"
+              question="It cannot be brought back."
+              confirmLabel="Delete it"
+              onConfirm={() => void remove(chosen)}
+            />
           </SidePanel>
         ) : null}
       </div>

@@ -1,16 +1,20 @@
 // One file: preview, download, its details (edited in place), public link, who has access, sharing,
 // delete. Changes are offered to the owner only; other people see what they were given.
 import { useEffect, useState } from 'preact/hooks';
-import { call, errorText } from '../api';
-import { deleteFile, getFile, parseTags, saveDetails, setPublic, share, unshare } from '../files/actions';
+import { ApiFailure, call, errorText } from '../api';
+import { getFile, parseTags, restoreFile, saveDetails, setPublic, share, unshare } from '../files/actions';
+import { filesChanged } from '../files/changes';
+import { moveToTrash } from '../files/trash';
 import { kindOf } from '../files/kinds';
 import { accessWords, sharedWith, stateWords } from '../files/words';
 import { FileIcon } from '../icons';
 import { loadPreview, previewKind } from '../preview';
+import { href } from '../router';
 import type { Session } from '../session';
 import type { FileRecord, UserAccount } from '../types';
 import { formatBytes, formatDate, ScreenTitle, Status } from '../ui';
 import { filesAddress } from './Files';
+import { FileLinks, ShareLinkDialog } from './ShareLinks';
 
 type StatusText = { message?: string; error?: string };
 
@@ -211,6 +215,8 @@ export function FileDetails({ fileId, session }: { fileId: string; session: Sess
   const [users, setUsers] = useState<UserAccount[]>([]);
   const [editing, setEditing] = useState(false);
   const [status, setStatus] = useState<StatusText>({});
+  const [linking, setLinking] = useState(false);
+  const [linksVersion, setLinksVersion] = useState(0);
 
   useEffect(() => {
     getFile(fileId).then(setFile, (e: unknown) => setStatus({ error: errorText(e) }));
@@ -223,6 +229,28 @@ export function FileDetails({ fileId, session }: { fileId: string; session: Sess
       setStatus({ message: done });
     } catch (e) {
       setStatus({ error: errorText(e) });
+    }
+  };
+
+  // To the trash, and back to the list, where the toast offers the undo.
+  const remove = async () => {
+    if (!file) return;
+    try {
+      const outcome = await moveToTrash([file.fileId], file.name, () => undefined);
+      if (outcome.done.length) location.hash = filesAddress;
+    } catch (e) {
+      setStatus({ error: errorText(e) });
+    }
+  };
+  const restore = async () => {
+    try {
+      setFile(await restoreFile(fileId));
+      setStatus({ message: 'Restored: it is back in your files' });
+      filesChanged();
+    } catch (e) {
+      setStatus({
+        error: e instanceof ApiFailure && e.status < 500 ? 'It was deleted for good and cannot be brought back.' : errorText(e),
+      });
     }
   };
 
@@ -272,20 +300,36 @@ export function FileDetails({ fileId, session }: { fileId: string; session: Sess
             >
               {file.contentPublic ? 'Make private' : 'Make public'}
             </button>
-            <button
-              type="button"
-              class="danger"
-              onClick={() =>
-                confirm(`Move ${file.name} to the trash? You can restore it from there.`) && void change(deleteFile(file.fileId), 'Deleted')
-              }
-            >
+            {file.status.status === 'Completed' ? (
+              <button type="button" class="secondary" onClick={() => setLinking(true)}>
+                Share link
+              </button>
+            ) : null}
+            <button type="button" class="danger" onClick={() => void remove()}>
               Delete
             </button>
           </>
         ) : null}
       </div>
       <Status {...status} />
-      {editing ? (
+      {!live ? (
+        <div class="panel notice trashed" role="note">
+          <p>
+            <strong>{file.name} is in the trash.</strong>{' '}
+            {owner ? 'Restore it to use and share it again.' : 'Only its owner can restore it.'}
+          </p>
+          {owner ? (
+            <div class="actions">
+              <button type="button" onClick={() => void restore()}>
+                Restore
+              </button>
+              <a class="button secondary" href={href('trash')}>
+                Open the trash
+              </a>
+            </div>
+          ) : null}
+        </div>
+      ) : editing ? (
         <EditDetails
           file={file}
           onDone={(saved, result) => {
@@ -302,11 +346,22 @@ export function FileDetails({ fileId, session }: { fileId: string; session: Sess
           Public link: <code>{publicLink}</code>
         </p>
       ) : null}
-      <section aria-labelledby="preview-title">
-        <h2 id="preview-title">Preview</h2>
-        <Preview file={file} />
-      </section>
+      {live ? (
+        <section aria-labelledby="preview-title">
+          <h2 id="preview-title">Preview</h2>
+          <Preview file={file} />
+        </section>
+      ) : null}
       {owner && live ? <Sharing file={file} users={users} ownerId={session.userId} onChange={setFile} /> : null}
+      {owner ? <FileLinks fileId={file.fileId} version={linksVersion} /> : null}
+      {linking ? (
+        <ShareLinkDialog
+          fileIds={[file.fileId]}
+          label={file.name}
+          onClose={() => setLinking(false)}
+          onCreated={() => setLinksVersion(linksVersion + 1)}
+        />
+      ) : null}
     </section>
   );
 }

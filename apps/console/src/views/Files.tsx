@@ -1,9 +1,11 @@
 // Files: find (words, type, tag, shared, public), sort, page through any number of them with the
 // total shown, as a list or a grid; upload; select several and act on them; rename in place.
 // Filters, sort and page live in the address, so going to a file and back returns to the same place.
+// `shared` is the Shared screen: the same, kept to the files shared with someone.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
 import { DEFAULT_SORT, NO_FILTER, type FileFilter, type FilePage, type FileSort } from '../files/listing';
+import { filesChanged, onFilesChanged } from '../files/changes';
 import { listingSource } from '../files/source';
 import { href } from '../router';
 import type { Session } from '../session';
@@ -11,7 +13,6 @@ import type { FileRecord, UserAccount } from '../types';
 import { countWords, formatBytes, Pager, ScreenTitle, Status } from '../ui';
 import { FileItems } from './files/FileItems';
 import { SelectionBar } from './files/SelectionBar';
-import { StorageBar } from './files/StorageBar';
 import { parseSort, sortText, Toolbar, type View } from './files/Toolbar';
 import { Unfinished } from './files/Unfinished';
 import { UploadArea } from './files/Uploads';
@@ -35,22 +36,26 @@ function fromAddress(query: URLSearchParams) {
   return { filter: filter as FileFilter, sort: parseSort(query.get('sort')) ?? DEFAULT_SORT, skip: (page - 1) * PAGE };
 }
 
-function addressOf(filter: FileFilter, sort: FileSort, skip: number): string {
+function addressOf(screen: string, filter: FileFilter, sort: FileSort, skip: number): string {
   const query = new URLSearchParams();
   for (const [field, key] of KEYS) if (filter[field]) query.set(key, filter[field]);
   if (sortText(sort) !== sortText(DEFAULT_SORT)) query.set('sort', sortText(sort));
   if (skip > 0) query.set('page', String(skip / PAGE + 1));
   const text = query.toString();
-  return `${href('files')}${text ? `?${text}` : ''}`;
+  return `${href(screen)}${text ? `?${text}` : ''}`;
 }
 
 /** Where "All files" goes back to: the listing as it was last seen. */
 export let filesAddress = href('files');
 
-export function Files({ session, query }: { session: Session; query: URLSearchParams }) {
+export function Files({ session, query, shared = false }: { session: Session; query: URLSearchParams; shared?: boolean }) {
   const owner = session.scope === 'owner';
+  const screen = shared ? 'shared' : 'files';
   const source = useMemo(() => listingSource(), [session.userId]);
-  const initial = useMemo(() => fromAddress(query), []);
+  const initial = useMemo(() => {
+    const found = fromAddress(query);
+    return shared ? { ...found, filter: { ...found.filter, shared: 'yes' as const } } : found;
+  }, []);
   const [filter, setFilter] = useState(initial.filter);
   const [sort, setSort] = useState(initial.sort);
   const [skip, setSkip] = useState(initial.skip);
@@ -63,17 +68,20 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [renaming, setRenaming] = useState<string>();
   const [status, setStatus] = useState<{ message?: string; error?: string }>({});
-  // Bumped after a change, so the files are read again.
+  // Bumped when files changed (here or anywhere: filesChanged), so they are read again.
   const [version, setVersion] = useState(0);
-
-  const refresh = () => {
-    source.changed();
-    setVersion((v) => v + 1);
-  };
+  useEffect(
+    () =>
+      onFilesChanged(() => {
+        source.changed();
+        setVersion((v) => v + 1);
+      }),
+    [],
+  );
   const changed = (result: { message?: string; error?: string }) => {
     setStatus(result);
     setSelected(new Set());
-    refresh();
+    filesChanged();
   };
 
   useEffect(() => {
@@ -98,6 +106,7 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
   }, [filter, sort, skip, version]);
 
   useEffect(() => {
+    if (shared) return;
     source.unfinished().then(
       (found) => setUnfinished(found.files),
       () => undefined,
@@ -105,9 +114,10 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
   }, [version]);
 
   useEffect(() => {
-    filesAddress = addressOf(filter, sort, skip);
+    const address = addressOf(screen, shared ? { ...filter, shared: '' } : filter, sort, skip);
+    if (!shared) filesAddress = address;
     // Effects run after paint: by then the person may have gone to another screen, whose address stays.
-    if (location.hash === '' || location.hash.startsWith(href('files'))) history.replaceState(null, '', filesAddress);
+    if ((location.hash === '' && !shared) || location.hash.split('?')[0] === href(screen)) history.replaceState(null, '', address);
   }, [filter, sort, skip]);
 
   const nameOf = (userId: string) => users.find((user) => user.userId === userId)?.username;
@@ -124,7 +134,7 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
       setStatus({ error: errorText(error) });
     }
   };
-  const filtered = KEYS.some(([field]) => filter[field] !== '');
+  const filtered = KEYS.some(([field]) => filter[field] !== '' && !(shared && field === 'shared'));
   const resort = (next: FileSort) => {
     setSort(next);
     setSkip(0);
@@ -136,17 +146,16 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
   return (
     <section aria-labelledby="files-title" class="files-screen">
       <UploadArea
-        onUploaded={refresh}
+        onUploaded={filesChanged}
         title={
           <>
-            <ScreenTitle id="files-title">Files</ScreenTitle>
+            <ScreenTitle id="files-title">{shared ? 'Shared' : owner ? 'Files' : 'Shared with you'}</ScreenTitle>
             {page && !empty ? (
               <p class="summary">
                 {countWords(page.total)}
                 {filtered ? ' match' : ''} · {formatBytes(page.totalBytes)}
               </p>
             ) : null}
-            {owner ? <StorageBar version={version} /> : null}
           </>
         }
       >
@@ -157,9 +166,9 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
             sort={sort}
             view={view}
             tags={page?.tags ?? []}
-            owner={owner}
+            owner={owner && !shared}
             onFilter={(next) => {
-              setFilter(next);
+              setFilter(shared ? { ...next, shared: 'yes' } : next);
               setSkip(0);
             }}
             onSort={resort}
@@ -205,15 +214,17 @@ export function Files({ session, query }: { session: Session; query: URLSearchPa
         ) : page && filtered ? (
           <p class="empty">
             No files match.{' '}
-            <button type="button" class="link" onClick={() => setFilter(NO_FILTER)}>
+            <button type="button" class="link" onClick={() => setFilter(shared ? { ...NO_FILTER, shared: 'yes' } : NO_FILTER)}>
               Show every file
             </button>
           </p>
         ) : page ? (
           <p class="empty">
-            {owner
-              ? 'Nothing here yet. Upload photos, documents, anything: they stay yours, and only you decide who sees them.'
-              : 'Nobody has shared a file with you yet.'}
+            {shared
+              ? 'You have not shared anything yet. Open a file to share it with someone.'
+              : owner
+                ? 'Nothing here yet. Upload photos, documents, anything: they stay yours, and only you decide who sees them.'
+                : 'Nobody has shared a file with you yet.'}
           </p>
         ) : null}
       </UploadArea>

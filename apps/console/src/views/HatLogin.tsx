@@ -3,10 +3,11 @@
 // is set up and the browser goes to `redirect` with ?token=<the app's token>. The token only ever
 // goes to the app's own registered origin (its url from dex): any other redirect is refused here.
 import { useEffect, useState } from 'preact/hooks';
-import { call, errorText } from '../api';
+import { ApiFailure, call, errorText } from '../api';
 import { onAppOrigin, toConsoleApp, type ConsoleApp } from '../apps';
 import type { Session } from '../session';
-import { Status } from '../ui';
+import { href } from '../router';
+import { ScreenTitle, Status } from '../ui';
 import { AppLogo } from './Apps';
 import { Login } from './Login';
 
@@ -23,12 +24,13 @@ export function HatLogin({ query, session }: { query: URLSearchParams; session?:
   const [app, setApp] = useState<ConsoleApp>();
   const [status, setStatus] = useState<{ message?: string; error?: string }>({});
   const [busy, setBusy] = useState(false);
+  const [unknown, setUnknown] = useState(false);
 
   useEffect(() => {
     if (!session || session.scope !== 'owner' || !name) return;
     call<Parameters<typeof toConsoleApp>[0]>(`/api/v2.6/applications/${encodeURIComponent(name)}`).then(
       (listing) => setApp(toConsoleApp(listing)),
-      (e: unknown) => setStatus({ error: `No app called ${name} on this instance (${errorText(e)})` }),
+      (e: unknown) => (e instanceof ApiFailure && e.status === 404 ? setUnknown(true) : setStatus({ error: errorText(e) })),
     );
   }, [name, session?.userId]);
 
@@ -41,6 +43,24 @@ export function HatLogin({ query, session }: { query: URLSearchParams; session?:
       />
     );
   if (session.scope !== 'owner') return <Status error="Only the owner of this data store can approve apps." />;
+  if (unknown)
+    return (
+      <section class="hatlogin" aria-labelledby="hatlogin-title">
+        <ScreenTitle id="hatlogin-title">No app called “{name}” here</ScreenTitle>
+        <p>
+          The link you followed asks this data store to connect an app it does not know. Apps appear here once your provider offers them;
+          nothing was shared.
+        </p>
+        <div class="actions">
+          <button type="button" class="secondary" onClick={() => history.back()}>
+            Go back
+          </button>
+          <a class="button" href={href('apps')}>
+            See your apps
+          </a>
+        </div>
+      </section>
+    );
   if (!app) return <Status {...status} message={status.message ?? 'Loading…'} />;
 
   const trusted = onAppOrigin(app, redirect);

@@ -4,6 +4,14 @@ import { BrandMark } from '../icons';
 import { href } from '../router';
 import { PasswordField, Status } from '../ui';
 
+/** What the login page says after the server ended the session of this tab. */
+export const SESSION_ENDED_NOTICE =
+  'You were logged out: your session ended, because the password was changed or someone chose “Log out everywhere”. Log in again.';
+
+/** The cluster's sign-up page: the instance's address one label up, on the same scheme and port. */
+export const signupAddress = () =>
+  `${location.protocol}//${location.hostname.split('.').slice(1).join('.')}${location.port ? `:${location.port}` : ''}/`;
+
 /** A 401 that asks for the second factor (the password was right). */
 const needsCode = (error: unknown) => error instanceof ApiFailure && error.status === 401 && /code/i.test(error.message);
 
@@ -53,7 +61,7 @@ export function Login({ heading = 'Log in', intro, notice }: { heading?: string;
       <h1 id="login-title">{heading}</h1>
       {intro ? <p>{intro}</p> : null}
       <p class="muted">{location.hostname}</p>
-      {notice ? <p>{notice}</p> : null}
+      {notice ? <p class="notice-line">{notice}</p> : null}
       <form onSubmit={submit}>
         <label>
           Username
@@ -78,10 +86,13 @@ export function Login({ heading = 'Log in', intro, notice }: { heading?: string;
           Log in
         </button>
       </form>
+      <Status error={error} />
       <p>
         <a href={href('forgot')}>Forgot your password?</a>
       </p>
-      <Status error={error} />
+      <p class="muted">
+        Not yours? <a href={signupAddress()}>Create a data store of your own</a>
+      </p>
     </section>
   );
 }

@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
 import { href } from '../router';
 import type { FileRecord } from '../types';
-import { countWords, formatBytes, runChange, ScreenTitle, shortDate, Status } from '../ui';
+import { ConfirmButton, countWords, formatBytes, runChange, ScreenTitle, shortDate, Status } from '../ui';
 
 type Trashed = FileRecord & { trashedAt: string; size: number };
 
@@ -21,11 +21,8 @@ export function Trash() {
   const restore = (file: Trashed) =>
     run(() => call(`${TRASH}/${encodeURIComponent(file.fileId)}/restore`, { method: 'POST' }), `${file.name} is back in your files`);
   const purge = (file: Trashed) =>
-    confirm(`Delete ${file.name} for good? It cannot be brought back.`) &&
     void run(() => call(`${TRASH}/${encodeURIComponent(file.fileId)}`, { method: 'DELETE' }), `${file.name} deleted for good`);
-  const empty = () =>
-    confirm('Delete every file in the trash for good? They cannot be brought back.') &&
-    void run(() => call(TRASH, { method: 'DELETE' }), 'The trash is empty');
+  const empty = () => void run(() => call(TRASH, { method: 'DELETE' }), 'The trash is empty');
 
   const trashed = files ?? [];
   const bytes = trashed.reduce((sum, file) => sum + file.size, 0);
@@ -59,16 +56,25 @@ export function Trash() {
                   <button type="button" class="secondary small" onClick={() => void restore(file)}>
                     Restore {file.name}
                   </button>
-                  <button type="button" class="danger small" onClick={() => purge(file)}>
-                    Delete {file.name} for good
-                  </button>
+                  <ConfirmButton
+                    small
+                    label={`Delete ${file.name} for good`}
+                    question="It cannot be brought back."
+                    confirmLabel="Delete for good"
+                    onConfirm={() => purge(file)}
+                  />
                 </div>
               </li>
             ))}
           </ul>
-          <button type="button" class="danger" onClick={empty}>
-            Empty the trash
-          </button>
+          <p>
+            <ConfirmButton
+              label="Empty the trash"
+              question={`Delete all ${countWords(trashed.length)} for good?`}
+              confirmLabel="Delete them for good"
+              onConfirm={empty}
+            />
+          </p>
         </>
       ) : files ? (
         <p class="empty">The trash is empty.</p>

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
 import type { UserAccount } from '../types';
-import { countWords, runChange, ScreenTitle, shortDate, Status } from '../ui';
+import { ConfirmButton, countWords, runChange, ScreenTitle, shortDate, Status } from '../ui';
 
 const EMPTY = { username: '', email: '', fullName: '', password: '' };
 
@@ -76,16 +76,13 @@ export function Users() {
                 >
                   {user.enabled ? 'Disable' : 'Enable'} {user.username}
                 </button>
-                <button
-                  type="button"
-                  class="danger small"
-                  onClick={() =>
-                    confirm(`Delete ${user.username}? They lose access to everything you shared with them.`) &&
-                    void run(() => call(`/users/user/${user.userId}`, { method: 'DELETE' }), `${user.username} deleted`)
-                  }
-                >
-                  Delete {user.username}
-                </button>
+                <ConfirmButton
+                  small
+                  label={`Delete ${user.username}`}
+                  question="They lose access to everything you shared with them."
+                  confirmLabel={`Delete ${user.username}`}
+                  onConfirm={() => void run(() => call(`/users/user/${user.userId}`, { method: 'DELETE' }), `${user.username} deleted`)}
+                />
               </div>
             ) : null}
           </li>

@@ -19,6 +19,14 @@ export interface Product {
   /** http://<name>.pds.localhost:<port> */
   instanceUrl(name: string): string;
   clusterUrl: string;
+  /** Its gateway database, its DATA_DIR and its MASTER_KEY: for tests that seed what no API makes quickly. */
+  databaseUrl: string;
+  dataDir: string;
+  masterKey: Buffer;
+  /** Dex's database, for a test that changes what dex trusts as its CLI would (pnpm dex certify). */
+  dexDatabaseUrl: string;
+  /** The admin listener (ADMIN_PORT), when the test asked for one. */
+  adminUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -39,14 +47,18 @@ function waitForStart(child: ChildProcess, output: () => string, timeoutMs: numb
   });
 }
 
-/** `env`: settings beyond the test's own, e.g. SMTP_URL of a mailbox the test reads. */
-export async function startProduct(env: Record<string, string> = {}): Promise<Product> {
+/**
+ * `env`: settings beyond the test's own, e.g. SMTP_URL of a mailbox the test reads. `gateways`: where the
+ * instances of other clusters are reached (CLUSTER_GATEWAYS beside this cluster's own gateway).
+ */
+export async function startProduct(env: Record<string, string> = {}, gateways: Record<string, string> = {}): Promise<Product> {
   const adminUrl = requireEnv('TEST_PG_ADMIN_URL');
   const gatewayDb = await createDatabaseFrom(adminUrl, requireEnv('TEST_GATEWAY_TEMPLATE'));
   const dexDb = await createDatabaseFrom(adminUrl, requireEnv('TEST_DEX_TEMPLATE'));
   const [port, dexPort] = [await freePort(), await freePort()];
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pds-browser-'));
   const adminPassword = randomBytes(18).toString('base64url');
+  const masterKey = randomBytes(32);
   const child = spawn(process.execPath, ['--conditions=@pds/source', '--import', 'tsx', 'scripts/start.ts'], {
     cwd: REPO,
     env: {
@@ -60,7 +72,11 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Pr
       DEX_DATABASE_URL: dexDb.url,
       REDIS_URL: requireEnv('TEST_REDIS_URL'),
       ADMIN_PASSWORD: adminPassword,
+      MASTER_KEY: masterKey.toString('hex'),
       LOG_LEVEL: 'warn',
+      CLUSTER_GATEWAYS: Object.entries({ [CLUSTER]: `http://127.0.0.1:${port}`, ...gateways })
+        .map(([domain, url]) => `${domain}=${url}`)
+        .join(','),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -81,6 +97,11 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Pr
     dexUrl: `http://127.0.0.1:${dexPort}`,
     adminPassword,
     clusterUrl: `http://${CLUSTER}:${port}`,
+    databaseUrl: gatewayDb.url,
+    dataDir,
+    masterKey,
+    dexDatabaseUrl: dexDb.url,
+    adminUrl: env.ADMIN_PORT ? `http://127.0.0.1:${env.ADMIN_PORT}` : undefined,
     instanceUrl: (name) => `http://${name}.${CLUSTER}:${port}`,
     async stop() {
       child.kill('SIGTERM');

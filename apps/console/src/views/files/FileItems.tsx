@@ -36,7 +36,7 @@ function Name({ file, props }: { file: FileRecord; props: ItemsProps }) {
   if (props.renaming === file.fileId) return <RenameField file={file} onDone={props.onRenamed} />;
   return (
     <>
-      <a class="file-name" href={href('files', file.fileId)}>
+      <a class="file-name" href={href('files', file.fileId)} title={file.name}>
         {file.name}
       </a>
       {file.title ? <span class="file-title">{file.title}</span> : null}

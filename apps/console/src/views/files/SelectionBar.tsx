@@ -1,10 +1,12 @@
 // What the owner can do with the selected files at once: share, public link on or off, download as one
-// zip, delete, and rename when one is selected. Each is one call to the server for the whole selection.
+// zip, move to the trash (with an undo), and rename when one is selected. Each is one call to the server for the whole selection.
 import { useState } from 'preact/hooks';
 import { errorText } from '../../api';
 import { bulk, downloadZip, MAX_SELECTION, type Outcome } from '../../files/actions';
+import { moveToTrash } from '../../files/trash';
 import { countWords } from '../../ui';
 import type { UserAccount } from '../../types';
+import { ShareLinkDialog } from '../ShareLinks';
 
 /** "Shared 3 files with bob", and what failed, if anything did. */
 export function outcomeWords(outcome: Outcome, done: (files: string) => string): { message?: string; error?: string } {
@@ -39,6 +41,7 @@ export function SelectionBar({
   const [userId, setUserId] = useState('');
   const [content, setContent] = useState(true);
   const [busy, setBusy] = useState(false);
+  const [linking, setLinking] = useState(false);
   const people = users.filter((user) => user.kind === 'user');
 
   const run = async (action: () => Promise<Outcome>, done: (files: string) => string) => {
@@ -76,6 +79,15 @@ export function SelectionBar({
         <div class="actions">
           <button type="button" class="secondary" disabled={busy} aria-expanded={sharing} onClick={() => setSharing(!sharing)}>
             Share…
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            disabled={busy || selected.length > MAX_SELECTION}
+            title={selected.length > MAX_SELECTION ? `At most ${MAX_SELECTION.toLocaleString('en')} files at once` : undefined}
+            onClick={() => setLinking(true)}
+          >
+            Share link…
           </button>
           <button
             type="button"
@@ -121,11 +133,11 @@ export function SelectionBar({
             type="button"
             class="danger"
             disabled={busy}
+            // Nothing to confirm: the toast's Undo brings them back, and so does the trash.
             onClick={() =>
-              confirm(`Move ${count} to the trash? You can restore them from there.`) &&
               void run(
-                () => bulk(selected, 'delete'),
-                (f) => `Deleted ${f}`,
+                () => moveToTrash(selected, undefined, () => onChanged({})),
+                () => '',
               )
             }
           >
@@ -136,6 +148,7 @@ export function SelectionBar({
           </button>
         </div>
       </div>
+      {linking ? <ShareLinkDialog fileIds={selected} label={count} onClose={() => setLinking(false)} /> : null}
       {sharing ? (
         <form
           class="share-form"

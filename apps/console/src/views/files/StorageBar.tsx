@@ -1,49 +1,37 @@
-// Owner only: how much of the instance's file quota is used, from GET /system/status (the entries the
-// HAT clients read for their own storage bar). Files in the trash count until they are purged.
+// Owner only: how much of the instance's file allowance is used (GET /system/storage, in bytes), in the
+// binary units of file sizes. Files in the trash count until they are purged. Read again whenever files
+// change anywhere in the console.
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../../api';
-import { href } from '../../router';
+import { onFilesChanged } from '../../files/changes';
+import { formatBytes } from '../../ui';
 
-interface StatusEntry {
-  title: string;
-  kind: { metric: string | number; kind: string; units?: string };
+interface Storage {
+  fileBytes: number;
+  fileQuotaBytes: number;
 }
 
-export interface Storage {
-  used: string;
-  allowed: string;
-  /** Per cent of the quota used. */
-  share: number;
+/** Per cent of the allowance used, one decimal below 10 % (so a first upload does not read 0 %). */
+export function usedShare({ fileBytes, fileQuotaBytes }: Storage): number {
+  if (fileQuotaBytes <= 0) return 0;
+  const share = (fileBytes / fileQuotaBytes) * 100;
+  return share < 10 ? Math.round(share * 10) / 10 : Math.round(share);
 }
 
-/** The file figures of a system status answer, or undefined when it lacks them. */
-export function fileStorage(entries: StatusEntry[]): Storage | undefined {
-  const find = (title: string) => entries.find((entry) => entry.title === title)?.kind;
-  const [used, allowed, share] = [find('File Storage Used'), find('File Storage'), find('File Storage Used Share')];
-  if (!used || !allowed || !share) return undefined;
-  return {
-    used: `${used.metric} ${used.units ?? ''}`.trim(),
-    allowed: `${allowed.metric} ${allowed.units ?? ''}`.trim(),
-    share: Number(share.metric),
-  };
-}
-
-/** `version` changes after uploads and deletes: the figures are read again. */
-export function StorageBar({ version }: { version: number }) {
+export function StorageBar() {
   const [storage, setStorage] = useState<Storage>();
   useEffect(() => {
-    call<StatusEntry[]>('/api/v2.6/system/status').then(
-      (entries) => setStorage(fileStorage(entries)),
-      () => undefined,
-    );
-  }, [version]);
+    const read = () => void call<Storage>('/api/v2.6/system/storage').then(setStorage, () => undefined);
+    read();
+    return onFilesChanged(read);
+  }, []);
   if (!storage) return null;
-  const full = storage.share >= 90;
+  const share = usedShare(storage);
   return (
-    <div class={full ? 'storage full' : 'storage'}>
-      <meter min={0} max={100} low={75} high={90} optimum={0} value={storage.share} aria-label="Storage used" />
+    <div class={share >= 90 ? 'storage full' : 'storage'}>
+      <meter min={0} max={100} low={75} high={90} optimum={0} value={share} aria-label="Storage used" />
       <span class="muted">
-        {storage.used} of {storage.allowed} used ({storage.share}%) · <a href={href('trash')}>Trash</a>
+        {formatBytes(storage.fileBytes)} of {formatBytes(storage.fileQuotaBytes)} used
       </span>
     </div>
   );

@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { errorText } from '../../api';
 import { bulk } from '../../files/actions';
+import { resumableFileIds } from '../../resumable-entries';
 import type { FileRecord } from '../../types';
 import { countWords, formatDate } from '../../ui';
 import { outcomeWords } from './SelectionBar';
@@ -26,6 +27,8 @@ export function Unfinished({
   const [busy, setBusy] = useState(false);
   const waiting = files.filter((file) => !dismissed.has(file.fileId));
   if (waiting.length === 0) return null;
+  // Large files this browser was sending: choosing the same file again continues where it stopped.
+  const resumable = resumableFileIds();
 
   const dismiss = () => {
     // Only these: a later unfinished upload shows the notice again.
@@ -63,7 +66,10 @@ export function Unfinished({
             {waiting.map((file) => (
               <li key={file.fileId}>
                 <span>{file.name}</span>
-                <span class="muted">started {formatDate(file.dateCreated)}</span>
+                <span class="muted">
+                  started {formatDate(file.dateCreated)}
+                  {resumable.has(file.fileId) ? ' · upload the same file again to continue where it stopped' : ''}
+                </span>
                 {owner ? (
                   <button type="button" class="secondary small" disabled={busy} onClick={() => void remove([file.fileId])}>
                     Remove {file.name}

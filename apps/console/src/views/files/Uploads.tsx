@@ -8,7 +8,8 @@ interface Upload {
   id: number;
   name: string;
   progress: number;
-  state: 'uploading' | 'done' | 'failed';
+  /** Waiting: the network is gone, and the upload goes on once it is back. */
+  state: 'uploading' | 'waiting' | 'done' | 'failed';
   message?: string;
 }
 
@@ -42,7 +43,9 @@ export function UploadArea({
     await Promise.all(
       started.map(async ({ file, entry }) => {
         try {
-          await uploadFile(file, 'console', (progress) => update(entry.id, { progress }));
+          await uploadFile(file, 'console', ({ fraction, waiting }) =>
+            update(entry.id, { progress: fraction, state: waiting ? 'waiting' : 'uploading' }),
+          );
           update(entry.id, { state: 'done', progress: 1 });
         } catch (e) {
           update(entry.id, { state: 'failed', message: errorText(e) });
@@ -98,14 +101,16 @@ export function UploadArea({
                 <span class="upload-state">
                   {u.state === 'uploading'
                     ? `Uploading… ${Math.round(u.progress * 100)}%`
-                    : u.state === 'done'
-                      ? 'Uploaded'
-                      : `Failed: ${u.message}`}
+                    : u.state === 'waiting'
+                      ? `Waiting for the network… ${Math.round(u.progress * 100)}%`
+                      : u.state === 'done'
+                        ? 'Uploaded'
+                        : `Failed: ${u.message}`}
                 </span>
               </li>
             ))}
           </ul>
-          {uploads.every((u) => u.state !== 'uploading') ? (
+          {uploads.every((u) => u.state === 'done' || u.state === 'failed') ? (
             <button type="button" class="secondary small" onClick={() => setUploads([])}>
               Clear this list
             </button>
