@@ -90,8 +90,8 @@ for (const [app, entries] of Object.entries(apps)) {
   console.log(`${path.relative(process.cwd(), outdir) || '.'}: ${bytes.join(', ')} (${Date.now() - started} ms)`);
 }
 
-// The gateway serves the web console's Vite build (built before this step): a copy beside its bundle.
+// The gateway and dex serve the web console's Vite build (built before this step): a copy beside each bundle.
 const consoleBuild = path.join(root, 'apps/console/dist');
 if (existsSync(path.join(consoleBuild, 'index.html'))) {
-  cpSync(consoleBuild, path.join(outRoot, 'apps/gateway/dist/console'), { recursive: true });
+  for (const app of ['gateway', 'dex']) cpSync(consoleBuild, path.join(outRoot, `apps/${app}/dist/console`), { recursive: true });
 }

@@ -5,8 +5,7 @@
 // The scratch database is dropped at the end.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { generateRsaKeyPair, sealPrivateKey } from '@pds/tokens';
-import { hashPassword } from '../apps/gateway/src/auth/passwords';
+import { generateRsaKeyPair, sealPrivateKey, hashPassword } from '@pds/tokens';
 import { ensureDatabase, withDatabase } from './lib/postgres';
 import { migrate } from './lib/prisma';
 
@@ -99,11 +98,11 @@ async function seed(client: pg.Client, instances: number): Promise<void> {
      WHERE hashtext(f."fileId") % 2 = 0`,
   );
   await client.query(
-    `INSERT INTO "DataRecord" ("instanceId", "recordId", namespace, endpoint, data)
-     SELECT i.id, gen_random_uuid(), 'notes', 'items',
-            jsonb_build_object('title', 'Note ' || n, 'body', md5(i.id::text || n) || ' ' || md5(n::text) || ' ' || md5(i.id::text),
-                               'rank', n, 'tags', jsonb_build_array('a', 'b'), 'createdAt', now())
-     FROM "Instance" i, generate_series(1, $1) n`,
+    `INSERT INTO "DataRecord" ("instanceId", "recordId", namespace, endpoint, data, bytes)
+     SELECT i.id, gen_random_uuid(), 'notes', 'items', d.data, octet_length(d.data::text)
+     FROM "Instance" i, generate_series(1, $1) n,
+       LATERAL (SELECT jsonb_build_object('title', 'Note ' || n, 'body', md5(i.id::text || n) || ' ' || md5(n::text) || ' ' || md5(i.id::text),
+                                          'rank', n, 'tags', jsonb_build_array('a', 'b'), 'createdAt', now()) AS data) d`,
     [PROFILE.records],
   );
 }

@@ -177,7 +177,9 @@ async function checkPage(page: string, product: Product, folder: string): Promis
     }
     if (!command.expect) continue;
     checked++;
-    const problem = checkRun(command.expect, { status: lastStatus(read('headers') ?? ''), stdout: read('out') ?? '' });
+    // What was printed, read at the ports the page shows (the run's own were rewritten into its commands).
+    const printed = (read('out') ?? '').replaceAll(`:${product.port}`, ':8080').replaceAll(`:${product.dexPort}`, ':8081');
+    const problem = checkRun(command.expect, { status: lastStatus(read('headers') ?? ''), stdout: printed });
     if (problem) failures.push(`${where}: ${problem}\n    ${command.text}\n    # → ${command.expect.shown}${output()}`);
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

@@ -7,6 +7,7 @@ import { ensureConsoleBuilt } from '../scripts/lib/console';
 import { ensurePostgres, redact } from '../scripts/lib/postgres';
 import { ensureRedis } from '../scripts/lib/redis';
 import { ensureS3 } from '../scripts/lib/s3';
+import { citusCluster } from './support/citus';
 import { serveLazyServices } from './support/lazy-services';
 import { replicatedS3Starters } from './support/replicated-s3';
 import { ensureTemplate } from './support/templates';
@@ -30,13 +31,20 @@ export default async function globalSetup(): Promise<void> {
   s3Starting.catch(() => undefined);
   // The gateway serves the web console's build; a clean clone has none yet.
   ensureConsoleBuilt((line) => process.stdout.write(`\n${line}\n`));
-  const postgres = await ensurePostgres({ configuredUrl: process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL, dataDir });
+  // TEST_PG_ADMIN_URL may name a Citus coordinator with its workers registered: the test databases are then distributed ones.
+  const postgres = await ensurePostgres({
+    configuredUrl: process.env.TEST_PG_ADMIN_URL ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL,
+    dataDir,
+  });
+  const citus = await citusCluster(postgres.adminUrl);
   const redis = await ensureRedis(process.env.TEST_REDIS_URL ?? process.env.REDIS_URL);
   const s3 = await s3Starting;
   const lazy = await serveLazyServices(replicatedS3Starters(dataDir));
   started.__pdsTestServices = [postgres, redis, s3, lazy];
 
   process.env.TEST_PG_ADMIN_URL = postgres.adminUrl;
+  // Tests that differ on a Citus coordinator (its databases are distributed already) read this.
+  process.env.TEST_PG_CITUS = citus ? '1' : '';
   process.env.TEST_REDIS_URL = redis.url;
   process.env.TEST_S3_ENDPOINT = s3.endpoint;
   process.env.TEST_S3_ACCESS_KEY = s3.accessKey;
@@ -46,6 +54,6 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_GATEWAY_TEMPLATE = await ensureTemplate(postgres.adminUrl, 'gateway');
   process.env.TEST_DEX_TEMPLATE = await ensureTemplate(postgres.adminUrl, 'dex');
   process.stdout.write(
-    `\ntest services: postgres ${postgres.origin} ${redact(postgres.adminUrl)}, redis ${redis.origin} ${redis.url}, s3 ${s3.origin} ${s3.endpoint}\n`,
+    `\ntest services: postgres ${postgres.origin} ${redact(postgres.adminUrl)}${citus ? ` (Citus, ${citus.workers.length} workers)` : ''}, redis ${redis.origin} ${redis.url}, s3 ${s3.origin} ${s3.endpoint}\n`,
   );
 }

@@ -6,7 +6,8 @@ import path from 'node:path';
 
 const CONSOLE = path.resolve(__dirname, '../../apps/console');
 const DIST = path.join(CONSOLE, 'dist');
-const SOURCES = ['src', 'index.html', 'signup.html', 'vite.config.mts', 'package.json'];
+const PAGES = ['index.html', 'signup.html', 'unknown.html', 'operator.html', 'dex.html'];
+const SOURCES = ['src', ...PAGES, 'vite.config.mts', 'package.json'];
 
 function newestChange(entry: string): number {
   const stat = statSync(entry);
@@ -15,7 +16,7 @@ function newestChange(entry: string): number {
 }
 
 function upToDate(): boolean {
-  const built = ['index.html', 'signup.html'].map((page) => path.join(DIST, page));
+  const built = PAGES.map((page) => path.join(DIST, page));
   if (!built.every((file) => existsSync(file))) return false;
   const builtAt = Math.min(...built.map((file) => statSync(file).mtimeMs));
   return SOURCES.every((source) => newestChange(path.join(CONSOLE, source)) <= builtAt);

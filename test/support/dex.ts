@@ -8,7 +8,7 @@ import { startDex, startDexWorker, type RunningDex } from '@pds/dex';
 import { startGatewayWorker } from '@pds/gateway';
 import { listen } from '@pds/runtime';
 import { appPushProducer, keyFetchProducer, Producer, QUEUE_NAMES } from '@pds/queue';
-import { generateRsaKeyPair, issueToken, signingKeys, type SigningKeys } from '@pds/tokens';
+import { generateRsaKeyPair, issueToken, signingKeys, type AccessScope, type SigningKeys } from '@pds/tokens';
 import { freePort } from '../../scripts/lib/ports';
 import { CLUSTER, requireEnv, startTestGateway, type TestGateway } from './gateway';
 import { testDexDb, type TestDexDb } from './database';
@@ -29,6 +29,8 @@ export class FakeInstances {
   readonly pushes = new Map<string, unknown[]>();
   /** Status to answer instead of serving (e.g. 503), per address. */
   readonly failWith = new Map<string, number>();
+  /** Addresses whose owner has the pushed app set up (their answers to a push say so). */
+  readonly setUp = new Set<string>();
 
   constructor(
     readonly server: Server,
@@ -42,8 +44,8 @@ export class FakeInstances {
     return keys;
   }
 
-  /** An owner token of the fake instance, signed with its current key. */
-  ownerToken(address: string, scope: 'owner' | 'user' = 'owner'): string {
+  /** An owner token of the fake instance (or a user's or app's, by `scope`), signed with its current key. */
+  ownerToken(address: string, scope: AccessScope = 'owner'): string {
     const keys = this.keys.get(address);
     if (!keys) throw new Error(`no fake instance ${address}`);
     return issueToken(keys, { issuer: address, subject: randomBytes(8).toString('hex'), accessScope: scope }, Math.floor(Date.now() / 1000))
@@ -73,7 +75,9 @@ async function startFakeInstances(): Promise<FakeInstances> {
         const list = f.pushes.get(host) ?? [];
         list.push({ token: req.headers['x-auth-token'], body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
         f.pushes.set(host, list);
-        return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"message":"Stored"}');
+        return void res
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ message: 'Stored', setUp: f.setUp.has(host) }));
       }
       res.writeHead(404).end();
     });

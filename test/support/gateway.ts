@@ -43,8 +43,11 @@ export function requireEnv(name: string): string {
   return value;
 }
 
-/** Dependencies a test may replace (e.g. `dexKeys`: a source holding a key pair the test generated). */
-export type TestGatewayDeps = Pick<GatewayDeps, 'dexKeys'>;
+/**
+ * Dependencies a test may replace (e.g. `dexKeys`: a source holding a key pair the test generated;
+ * `logger`: one writing where the test reads its lines).
+ */
+export type TestGatewayDeps = Partial<Pick<GatewayDeps, 'dexKeys' | 'logger'>>;
 
 export async function startTestGateway(
   overrides: Partial<Record<keyof Env, string>> = {},
@@ -61,9 +64,9 @@ export async function startTestGateway(
     DATA_DIR: `/tmp/pds-test-data/${randomBytes(6).toString('hex')}`,
     // Tests log in far more often than people; the limit itself is tested with the contract's value.
     LOGIN_RATE_LIMIT: '1000',
+    LOGIN_ACCOUNT_LIMIT: '1000',
     SIGNUP_RATE_LIMIT: '1000',
-    // Tests call as clients, not through a proxy (supertest connects from loopback, which the default trusts).
-    TRUST_PROXY: 'false',
+    // Tests call as clients, not through a proxy: the default believes no forwarded header.
     ...overrides,
   });
   const db = testGatewayDb(database.url, { max: 5 });
@@ -81,7 +84,7 @@ export async function startTestGateway(
     db,
     redis,
     subscriber,
-    logger: createLogger({ level: config.LOG_LEVEL }),
+    logger: deps.logger ?? createLogger({ level: config.LOG_LEVEL }),
     masterKey: config.MASTER_KEY,
     dexRegistration,
     thumbnails,

@@ -15,23 +15,28 @@ import {
   DataCombinatorRepository,
   EventRepository,
   FileRepository,
+  FileUploadRepository,
   InstanceAdminRepository,
   UsageRepository,
   PortabilityRepository,
   InstanceRepository,
   PasswordResetRepository,
   ReadRouting,
+  ShareLinkRepository,
   TotpRepository,
   UserRepository,
   WebhookRepository,
   type GatewayDb,
 } from '@pds/db';
-import { clientOf, createBaseApp, createDispatcher, expressRoutes, finishApp, RateLimit, trustProxy } from '@pds/http';
+import { AccountLimit, clientOf, createBaseApp, createDispatcher, expressRoutes, finishApp, RateLimit, trustProxy } from '@pds/http';
 import { type Logger, type Metrics } from '@pds/runtime';
+import { GATEWAY_QUEUES, QueueInspector, runningProcesses } from '@pds/queue';
+import { consoleDist } from '@pds/console';
 import { LocalBlobStore, type BlobStore } from '@pds/storage';
 import { type Clock, systemClock, VerifiedTokenCache } from '@pds/tokens';
 import { createAdminApp } from './admin/app';
 import { clusterTotals } from './admin/metrics';
+import { showGatewayJob } from './admin/cluster';
 import { AdminService } from './admin/service';
 import { HttpDexKeySource, type DexKeySource } from './apps/dex-keys';
 import { DexPushService } from './apps/dex-push';
@@ -42,6 +47,7 @@ import { PasswordService } from './auth/password-service';
 import { AuthService } from './auth/service';
 import { TotpService } from './auth/totp';
 import { consolePages } from './console';
+import { blobOriginOf } from '@pds/http';
 import { Cors } from './cors';
 import { DataAccessPolicy } from './data/access';
 import { BundleService } from './data/bundles';
@@ -59,7 +65,12 @@ import { ArchiveService } from './files/archive';
 import { RedisArchiveSelections } from './files/archive-selections';
 import { FileService } from './files/service';
 import { TrashService } from './files/trash';
+import { ResumableUploads } from './files/tus/service';
+import { TUS_PATH } from './files/tus/routes';
 import { SystemStatusService } from './hat/system-status';
+import { UnlockProofs } from './links/secrets';
+import { ShareLinkService } from './links/service';
+import { LinkVisits } from './links/visits';
 import { ProfileService } from './hat/profile';
 import { PortabilityService, type PortabilityQueues } from './portability/service';
 import type { ThumbnailQueue } from './files/thumbnails';
@@ -149,9 +160,9 @@ export function createApp(deps: GatewayDeps): Gateway {
   const records = new DataRecordRepository(db, reads, quotas);
   const changes = new DataChangeRepository(db, reads, quotas);
   const usage = new UsageRepository(db);
-  const grants = new DataGrantRepository(db);
+  const grants = new DataGrantRepository(db, accountsChanged);
 
-  const accounts = new AccountCache(users, applications, invalidation, { stats: deps.metrics?.cache('accounts') });
+  const accounts = new AccountCache(users, applications, grants, invalidation, { stats: deps.metrics?.cache('accounts') });
   const registry = new InstanceRegistry(instances, deps.masterKey, invalidation, { stats: deps.metrics?.cache('instance-registry') });
   const verified = new VerifiedTokenCache(undefined, deps.metrics?.cache('verified-token'));
   const auth = new AuthService(
@@ -167,10 +178,19 @@ export function createApp(deps: GatewayDeps): Gateway {
     durationSeconds: config.LOGIN_RATE_WINDOW,
     keyPrefix: `${redisPrefix}:login`,
   });
+  // Failed log-ins per account, from every address together; and failed reset links per instance.
+  const accountLimit = (keyPrefix: string) =>
+    new AccountLimit(deps.redis, { points: config.LOGIN_ACCOUNT_LIMIT, durationSeconds: config.LOGIN_ACCOUNT_WINDOW, keyPrefix });
   const totp = new TotpService(new TotpRepository(db), users, deps.masterKey, clock, loginLimit);
-  const logins = new LoginService(auth, loginLimit, totp);
+  const logins = new LoginService(auth, { client: loginLimit, account: accountLimit(`${redisPrefix}:login-account`) }, totp);
   const mail = new Mailer(deps.mail);
   const passwords = new PasswordService(users, new PasswordResetRepository(db, accountsChanged), auth, mail, clock, {
+    confirmClient: new RateLimit(deps.redis, {
+      points: config.LOGIN_RATE_LIMIT,
+      durationSeconds: config.LOGIN_RATE_WINDOW,
+      keyPrefix: `${redisPrefix}:reset-confirm`,
+    }),
+    confirmAccount: accountLimit(`${redisPrefix}:reset-confirm-account`),
     client: new RateLimit(deps.redis, {
       points: config.RESET_RATE_LIMIT,
       durationSeconds: config.RESET_RATE_WINDOW,
@@ -198,14 +218,26 @@ export function createApp(deps: GatewayDeps): Gateway {
     whenUnavailable: 'allow',
   });
   const signup = new SignupService(instances, deps.masterKey, config.CLUSTER_DOMAIN, deps.dexRegistration, logger);
-  const dataAccess = new DataAccessPolicy(grants);
+  const dataAccess = new DataAccessPolicy(accounts);
   const bundles = new BundleService(new DataBundleRepository(db, reads));
   const debits = new DebitService(bundles, new DataDebitRepository(db), users, dataAccess, clock);
   const apps = new ApplicationService(applications, users, debits, changes, auth);
   const push = new DexPushService(applications, deps.dexKeys ?? new HttpDexKeySource(config.DEX_URL, clock, logger), clock);
+  const resumable = new ResumableUploads({
+    files,
+    uploads: new FileUploadRepository(db, reads, quotas),
+    store: deps.blobStore,
+    instanceNow: (address) => registry.resolve(address),
+    clock,
+    maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    uploadDeadline: config.UPLOAD_DEADLINE,
+    uploadUrl: (address, token) => `${instanceUrl(config, address)}${TUS_PATH}/${token}`,
+    logger,
+  });
   const fileService = new FileService({
     files,
     users,
+    resumable,
     store: deps.blobStore,
     clock,
     signedUrlTtl: config.SIGNED_URL_TTL,
@@ -224,10 +256,30 @@ export function createApp(deps: GatewayDeps): Gateway {
   });
   const events = new EventRepository(db, reads);
   const readLog = new ReadLog(events, logger);
+  const shareLinks = new ShareLinkRepository(db, reads);
+  const linkVisits = new LinkVisits({
+    links: shareLinks,
+    store: deps.blobStore,
+    archives,
+    reads: readLog,
+    proofs: new UnlockProofs(deps.masterKey),
+    // A link's password is guessed as an account's would be: the login limits' numbers, on counters of their own.
+    passwordLimits: {
+      client: new RateLimit(deps.redis, {
+        points: config.LOGIN_RATE_LIMIT,
+        durationSeconds: config.LOGIN_RATE_WINDOW,
+        keyPrefix: `${redisPrefix}:link-password`,
+      }),
+      link: accountLimit(`${redisPrefix}:link-password-any`),
+    },
+    clock,
+    signedUrlTtl: config.SIGNED_URL_TTL,
+    baseUrl: (address) => instanceUrl(config, address),
+  });
   const feed = new EventFeed(events, logger);
   const streams = new EventStreams({
     events,
-    visibility: new EventVisibility(db, grants),
+    visibility: new EventVisibility(db, accounts),
     feed,
     logger,
     heartbeatMs: config.EVENTS_HEARTBEAT * 1000,
@@ -265,8 +317,17 @@ export function createApp(deps: GatewayDeps): Gateway {
     pages,
     localStore: deps.blobStore instanceof LocalBlobStore ? deps.blobStore : undefined,
     files: fileService,
+    resumable,
+    maxUploadBytes: config.MAX_UPLOAD_BYTES,
     archives,
     trash: new TrashService({ files, store: deps.blobStore, clock }),
+    links: new ShareLinkService({ links: shareLinks, files, clock, baseUrl: (address) => instanceUrl(config, address) }),
+    linkVisits,
+    linkAddress: {
+      blobOrigin: blobOriginOf(config),
+      baseUrl: (address) => instanceUrl(config, address),
+      secureCookies: config.PUBLIC_URL_SCHEME === 'https',
+    },
     portability,
     users: new UserService(users),
     closing,
@@ -297,7 +358,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     reads: readLog,
   });
 
-  const app = createBaseApp(logger, { metrics: deps.metrics });
+  const app = createBaseApp(logger, { metrics: deps.metrics, trust });
   // Preflights (no route answers OPTIONS): an allowed origin gets its 204 before express's own answer.
   app.options(/.*/, async (req, res, next) => {
     const tenant = await pipeline.tenant(addressOfRequest(req));
@@ -313,16 +374,33 @@ export function createApp(deps: GatewayDeps): Gateway {
   });
   finishApp(app, logger);
 
-  const dispatcher = createDispatcher({ routes, pipeline, fallback: app, logger, metrics: deps.metrics });
+  const dispatcher = createDispatcher({ routes, pipeline, fallback: app, logger, metrics: deps.metrics, trust });
 
-  if (deps.metrics) clusterTotals(deps.metrics, instanceAdmin, usage);
-  const admin = config.ADMIN_TOKEN
-    ? createAdminApp(new AdminService(instanceAdmin, usage, registry, closing, quotas, clock), {
-        adminToken: config.ADMIN_TOKEN,
-        trust,
-        logger,
-      })
-    : undefined;
+  if (deps.metrics) clusterTotals(deps.metrics, instanceAdmin, usage, quotas, db, config.STORAGE === 'local' ? config.DATA_DIR : undefined);
+  // The operator's view of the gateway worker's queues (a few idle Queue objects; only the admin listener reads them).
+  const queueOptions = { connection: deps.redis, prefix: redisPrefix };
+  const queues = config.ADMIN_TOKEN ? new QueueInspector(GATEWAY_QUEUES, queueOptions, showGatewayJob) : undefined;
+  const admin =
+    config.ADMIN_TOKEN && queues
+      ? createAdminApp({
+          db,
+          redis: deps.redis,
+          admin: new AdminService(instanceAdmin, usage, registry, closing, quotas, clock),
+          queues,
+          processes: () => runningProcesses(deps.redis, redisPrefix),
+          adminToken: config.ADMIN_TOKEN,
+          logger,
+          clock,
+          store: config.STORAGE,
+          loginLimit: {
+            points: config.LOGIN_RATE_LIMIT,
+            durationSeconds: config.LOGIN_RATE_WINDOW,
+            keyPrefix: `${redisPrefix}:operator-login`,
+          },
+          consoleDist: consoleDist(),
+          metrics: deps.metrics,
+        })
+      : undefined;
   const endStreams = () => {
     streams.endAll();
     feed.stop();
@@ -330,6 +408,7 @@ export function createApp(deps: GatewayDeps): Gateway {
   const close = async () => {
     endStreams();
     await readLog.close();
+    await queues?.close();
   };
   return { app: dispatcher, express: app, routes, admin, registry, auth, signup, mail, endStreams, close };
 

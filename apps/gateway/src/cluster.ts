@@ -10,6 +10,27 @@ const RESTART_DELAY_MS = 2_000;
 /** Beyond the workers' own grace (SHUTDOWN_TIMEOUT), before they are killed. */
 const STOP_MARGIN_MS = 5_000;
 
+/** What a worker tells the primary when it cannot start: the primary prints the first one alone. */
+interface StartFailed {
+  kind: 'start-failed';
+  message: string;
+}
+
+/**
+ * In a worker: hands the reason its start failed to the primary (runProcess's onStartFailure). Every
+ * worker fails the same way (a taken port, an unreachable database): the operator reads it once.
+ */
+export function tellPrimary(message: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.send) {
+      console.error(message);
+      resolve();
+      return;
+    }
+    process.send({ kind: 'start-failed', message } satisfies StartFailed, undefined, {}, () => resolve());
+  });
+}
+
 /** True in the process that should serve requests itself (the only process, or a forked worker). */
 export function servesRequests(workers: number): boolean {
   return workers <= 1 || !cluster.isPrimary;
@@ -19,7 +40,7 @@ export function servesRequests(workers: number): boolean {
  * In the primary: forks `workers` gateway processes, restarts any that exits unasked after it listened,
  * and on SIGTERM or SIGINT passes SIGTERM to each (they stop gracefully) and exits once all are gone. A
  * worker that fails before it listens (a taken port, an unreachable database) stops them all with exit
- * code 1: every other one would fail the same way.
+ * code 1, its reason printed once: every other one would fail the same way.
  */
 export function superviseGatewayWorkers(workers: number, graceMs: number, log: ProcessLog): void {
   const startedAt = new Map<Worker, number>();
@@ -27,8 +48,14 @@ export function superviseGatewayWorkers(workers: number, graceMs: number, log: P
   const fork = () => startedAt.set(cluster.fork(), Date.now());
   let stopping = false;
   let exitCode = 0;
+  let failure: string | undefined;
 
   cluster.on('listening', (worker) => listened.add(worker));
+  cluster.on('message', (_worker, message: Partial<StartFailed> | undefined) => {
+    if (message?.kind !== 'start-failed' || failure !== undefined) return;
+    failure = String(message.message);
+    console.error(failure);
+  });
   cluster.on('exit', (worker, code, signal) => {
     const lived = Date.now() - (startedAt.get(worker) ?? 0);
     startedAt.delete(worker);
@@ -37,7 +64,8 @@ export function superviseGatewayWorkers(workers: number, graceMs: number, log: P
       return;
     }
     if (!listened.has(worker) && signal === null && code !== 0) {
-      log.error(`gateway worker ${worker.process.pid} could not start (code ${code}); stopping`);
+      // The worker said why itself (tellPrimary), unless it died before it could.
+      if (failure === undefined) log.error(`gateway worker ${worker.process.pid} could not start (code ${code}); stopping`);
       stop(1);
       return;
     }

@@ -5,6 +5,7 @@
 // express fallback answers preflights with it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
+import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS } from './files/tus/protocol';
 import type { ResolvedInstance } from './instances/registry';
 
 /** How long an instance's app origins are reused: a newly pushed app's origin works within this. */
@@ -19,9 +20,11 @@ export const CORS_ALLOWED_HEADERS = [
   'pass',
   'X-Totp',
   'x-amz-server-side-encryption',
+  // Resumable uploads (tus) from a web app on another origin: what tus-js-client and Uppy send, and read.
+  ...TUS_REQUEST_HEADERS,
 ];
-const EXPOSED = 'X-Auth-Token,X-Request-Id';
-const METHODS = 'GET,POST,PUT,DELETE';
+const EXPOSED = ['X-Auth-Token', 'X-Request-Id', ...TUS_RESPONSE_HEADERS].join(',');
+const METHODS = 'GET,POST,PUT,DELETE,PATCH,HEAD';
 
 export class Cors {
   private readonly appOrigins: LRUCache<string, string[]>;

@@ -32,8 +32,13 @@ import type { WebhookService } from './events/webhooks';
 import { fileRoutes } from './files/routes';
 import type { FileService } from './files/service';
 import type { TrashService } from './files/trash';
+import { tusRoutes } from './files/tus/routes';
+import type { ResumableUploads } from './files/tus/service';
 import { trashRoutes } from './files/trash-routes';
 import { withOlderPrefixes } from './hat/legacy-prefixes';
+import { linkRoutes, type LinkRouteDeps } from './links/routes';
+import type { ShareLinkService } from './links/service';
+import type { LinkVisits } from './links/visits';
 import type { ProfileService } from './hat/profile';
 import { hatRoutes } from './hat/routes';
 import { systemStatusRoutes, type SystemStatusService } from './hat/system-status';
@@ -66,8 +71,15 @@ export interface RouteServices {
   /** The local store, whose signed addresses the gateway serves; none with S3 (the store serves them). */
   localStore: LocalBlobStore | undefined;
   files: FileService;
+  /** Resumable (tus) uploads, and the largest one (MAX_UPLOAD_BYTES) their OPTIONS announces. */
+  resumable: ResumableUploads;
+  maxUploadBytes: number;
   archives: ArchiveService;
   trash: TrashService;
+  links: ShareLinkService;
+  linkVisits: LinkVisits;
+  /** How a link's address is served: its page's CSP, absolute addresses, cookies. */
+  linkAddress: Omit<LinkRouteDeps, 'registry' | 'logger'>;
   portability: PortabilityService;
   users: UserService;
   closing: ClosingService;
@@ -103,7 +115,9 @@ export function routeTable(s: RouteServices): GatewayRoute[] {
     ...debitRoutes(s.debits, s.bundles),
     ...combinatorRoutes(s.combinators),
     ...fileRoutes(s.files, s.archives),
+    ...tusRoutes(s.resumable, s.maxUploadBytes),
     ...trashRoutes(s.trash),
+    ...linkRoutes(s.links, s.linkVisits, { ...s.linkAddress, registry: s.registry, logger: s.logger }),
     ...portabilityRoutes(s.portability),
     ...hatRoutes(s.profiles, s.logger),
     ...systemStatusRoutes(s.systemStatus),

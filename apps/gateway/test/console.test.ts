@@ -1,7 +1,7 @@
 // The web console as the gateway serves it: who gets a page and who keeps the JSON, and the
 // Content-Security-Policy on every console response.
 import request from 'supertest';
-import { CLUSTER, signUp } from '../../../test/support/gateway';
+import { CLUSTER, signUp, startTestGateway } from '../../../test/support/gateway';
 import { useGateway } from '../../../test/support/use-gateway';
 import { appRecord, installApp } from './apps-fixtures';
 import { startFilesGateway } from './files-support';
@@ -113,6 +113,28 @@ describe('the instance console', () => {
     const missing = await page(alice.address, '/nothing-here');
     expect(missing.status).toBe(404);
     expect(missing.headers['content-type']).toMatch(/^application\/json/);
+  });
+});
+
+describe('the landing page at every address the start banner prints', () => {
+  it('leads to the cluster’s sign-up page from an IP, localhost and a name without an instance', async () => {
+    // As pnpm start configures it: the public port is the one it listens on.
+    const landing = await startTestGateway({ PUBLIC_PORT: '8080' });
+    try {
+      const signupUrl = `http://${CLUSTER}:8080/`;
+      for (const host of ['127.0.0.1:8080', 'localhost:8080', `nobody.${CLUSTER}:8080`, `deeper.nobody.${CLUSTER}:8080`]) {
+        const res = await request(landing.app).get('/').set('Host', host).set('Accept', HTML);
+        expect({ host, status: res.status, link: /<a id="signup"[^>]*\shref="([^"]*)"/.exec(res.text)?.[1] }).toEqual({
+          host,
+          status: 404,
+          link: signupUrl,
+        });
+      }
+      const signup = await request(landing.app).get('/').set('Host', `${CLUSTER}:8080`).set('Accept', HTML);
+      expect([signup.status, signup.headers['content-type']]).toEqual([200, expect.stringMatching(/^text\/html/)]);
+    } finally {
+      await landing.close();
+    }
   });
 });
 

@@ -165,7 +165,7 @@ describe('the event stream', () => {
 });
 
 describe('the activity log', () => {
-  it("lists an app's read of debit values and a user's read of a file's content, with actor, time and address", async () => {
+  it("lists an app's read of debit values and a user's read of a file's content, with actor, names, time and address", async () => {
     const start = new Date(Date.now() - 1000).toISOString();
     // An app that reads notes/items holds a debit over it, enabled at setup.
     const app = await installApp(gw, dex, alice, appRecord('reader', { dataRead: ['notes/items'] }));
@@ -181,8 +181,10 @@ describe('the activity log', () => {
     expect(log.body).toContainEqual({
       kind: 'read',
       type: 'debit.values',
-      actor: { kind: 'application', id: app.userId },
+      // An app's account is named by the app's title.
+      actor: { kind: 'application', id: app.userId, name: 'The reader app' },
       object: { debitKey: 'app-reader' },
+      names: {},
       address: expect.any(String),
       times: 1,
       time: expect.any(String),
@@ -191,11 +193,23 @@ describe('the activity log', () => {
     expect(changes).toEqual(['debit.enabled']);
 
     const byCarol = await as(alice).get(`/api/v2.6/activity?actor=${carol.userId}`).expect(200);
-    // Newest first: the content read, then her log-in when the test began.
+    // Newest first: the content read, then her log-in when the test began; the file by its name.
     expect(byCarol.body).toEqual([
-      expect.objectContaining({ kind: 'read', type: 'file.content', object: { fileId: file.fileId } }),
-      expect.objectContaining({ kind: 'read', type: 'login', actor: { kind: 'user', id: carol.userId } }),
+      expect.objectContaining({
+        kind: 'read',
+        type: 'file.content',
+        object: { fileId: file.fileId },
+        names: { [file.fileId]: 'report.txt' },
+        actor: { kind: 'user', id: carol.userId, name: 'carol' },
+      }),
+      expect.objectContaining({ kind: 'read', type: 'login', actor: { kind: 'user', id: carol.userId, name: 'carol' } }),
     ]);
+    // The owner's share names the file and the account it was shared with.
+    const shared = await as(alice).get(`/api/v2.6/activity?since=${start}&type=file.shared`).expect(200);
+    expect(shared.body[0]).toMatchObject({
+      actor: { kind: 'owner', id: alice.userId, name: 'alice' },
+      names: { [file.fileId]: 'report.txt', [carol.userId]: 'carol' },
+    });
     const time = Date.parse(byCarol.body[0].time);
     expect(Math.abs(time - Date.now())).toBeLessThan(10_000);
   });

@@ -1,4 +1,4 @@
-import { objectKey } from '@pds/storage';
+import { objectKey, trashKey } from '@pds/storage';
 import { addUser, signUp } from '../../../test/support/gateway';
 import { useGateway } from '../../../test/support/use-gateway';
 import { call, fileTables, getBytes, putBytes, SSE, STORES, uploadFile } from './files-support';
@@ -207,10 +207,11 @@ describe.each(STORES)('Files API on the %s store', (store) => {
       expect(res.body.name).toBe('del.txt');
       expect((await call(gw, 'get', `/content/${file.fileId}`, owner())).status).toBe(404);
       expect((await call(gw, 'delete', `/file/${file.fileId}`, owner())).status).toBe(200);
-      // The bytes wait in the trash (files-quota-trash.test.ts) until purged.
-      expect(await gw.blobStore.stat(objectKey(alice.address, file.fileId))).toBe(5);
+      // The bytes wait under their trash key (files-quota-trash.test.ts) until purged.
+      const key = objectKey(alice.address, file.fileId);
+      expect([await gw.blobStore.stat(key), await gw.blobStore.stat(trashKey(key))]).toEqual([null, 5]);
       expect((await call(gw, 'delete', `/trash/${file.fileId}`, owner())).status).toBe(200);
-      expect(await gw.blobStore.stat(objectKey(alice.address, file.fileId))).toBeNull();
+      expect([await gw.blobStore.stat(key), await gw.blobStore.stat(trashKey(key))]).toEqual([null, null]);
     });
 
     it('deletes a file that is still New', async () => {

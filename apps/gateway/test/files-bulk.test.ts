@@ -1,6 +1,6 @@
 // POST /api/v2.6/files/bulk: one action on a selection, with the owner rules of the single calls, as
 // the owner and the accounts it shares with see the outcome.
-import { objectKey } from '@pds/storage';
+import { objectKey, trashKey } from '@pds/storage';
 import { addUser, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
 import { call, fileTables, getBytes, startFilesGateway, STORES, uploadFile, type As } from './files-support';
 
@@ -70,7 +70,7 @@ describe.each(STORES)('on the %s store', (store) => {
     expect(res.body.failed.map((f: { fileId: string }) => f.fileId)).toEqual(['nothing.txt']);
     const trashed = await call(gw, 'get', '/trash', owner);
     expect(trashed.body.map((f: { fileId: string }) => f.fileId).sort()).toEqual([a, b].sort());
-    for (const fileId of [a, b]) expect(await gw.blobStore.stat(objectKey(alice.address, fileId))).toBe(5);
+    for (const fileId of [a, b]) expect(await gw.blobStore.stat(trashKey(objectKey(alice.address, fileId)))).toBe(5);
     expect((await bulk(owner, { fileIds: [a], action: 'delete' })).body.updated).toHaveLength(1);
   });
 

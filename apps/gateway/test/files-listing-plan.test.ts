@@ -3,6 +3,7 @@
 // of the default view reads the table through (a sequential scan), for the owner or for another account.
 import { FileRepository, type GatewayDb, type ListingQuery, type Page } from '@pds/db';
 import { addUser, signUp, type TestGateway } from '../../../test/support/gateway';
+import { planOf as plan } from '../../../test/support/plan';
 import { startFilesGateway } from './files-support';
 
 const FILES = 100_000;
@@ -31,7 +32,7 @@ beforeAll(async () => {
   );
   // What autovacuum does on a live database: statistics, and the visibility map index-only scans need.
   await gw.db.pool.query('VACUUM ANALYZE "File", "FilePermission"');
-}, 120_000);
+}, 300_000);
 afterAll(() => gw.close());
 
 /** Mostly completed photos, some unfinished, each with its uploader's permission. */
@@ -63,26 +64,8 @@ async function statements(query: ListingQuery, scope: { all: true } | { userId: 
   return sent;
 }
 
-interface PlanNode {
-  'Node Type': string;
-  'Scan Direction'?: string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
 /** Every node of the plan PostgreSQL chooses for the statement, as "Node Type on relation/index". */
-async function planOf(statement: { text: string; values: unknown[] }): Promise<string[]> {
-  const { rows } = await gw.db.pool.query(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.values);
-  const nodes: string[] = [];
-  const walk = (node: PlanNode) => {
-    const backward = node['Scan Direction'] === 'Backward' ? ' Backward' : '';
-    nodes.push(`${node['Node Type']}${backward} on ${node['Index Name'] ?? node['Relation Name'] ?? '-'}`);
-    node.Plans?.forEach(walk);
-  };
-  walk((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
-  return nodes;
-}
+const planOf = (statement: { text: string; values: unknown[] }) => plan(gw.db.pool, statement);
 
 const DEFAULT_VIEW: ListingQuery = { status: 'Completed', sort: 'date', descending: true };
 

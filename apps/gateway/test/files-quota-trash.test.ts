@@ -1,9 +1,12 @@
 // Quotas, usage and the trash (issue 22) on both stores: completions past the quota answer 413 and keep
 // no bytes, however many run at once; usage stays equal to a recount through deletes, restores and
-// purges; a trashed file is Deleted to every reader until it is restored (same bytes, same permissions)
-// or purged, by the owner or by the timed job.
-import { FileRepository, UsageRepository } from '@pds/db';
-import { objectKey, thumbnailKey } from '@pds/storage';
+// purges; a trashed file is Deleted to every reader, its bytes out of reach of every address issued
+// before (issue 31), until it is restored (same bytes, same permissions) or purged, by the owner or by
+// the timed job.
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { FileRepository, SYSTEM, UsageRepository } from '@pds/db';
+import { objectKey, thumbnailKey, trashKey } from '@pds/storage';
 import { useGateway } from '../../../test/support/use-gateway';
 import { trashPurgeProcessor } from '../src/jobs/trash-purge';
 import { call, getBytes, putBytes, STORES, uploadFile } from './files-support';
@@ -22,6 +25,7 @@ describe.each(STORES)('quotas, usage and trash on the %s store', (store) => {
   const usage = async (address: string) => new UsageRepository(gw.db).find(await instanceId(address));
   const noDrift = async () => expect((await new UsageRepository(gw.db).verify()).drift).toEqual([]);
   const stored = (address: string, fileId: string) => gw.blobStore.stat(objectKey(address, fileId));
+  const inTrash = (address: string, fileId: string) => gw.blobStore.stat(trashKey(objectKey(address, fileId)));
 
   /** Empties alice's files: every file trashed, the trash emptied. */
   async function clear() {
@@ -120,6 +124,72 @@ describe.each(STORES)('quotas, usage and trash on the %s store', (store) => {
     await noDrift();
   });
 
+  it('serves a deleted file at no address issued before, bytes or thumbnail, and the same bytes at new ones after a restore', async () => {
+    const bytes = randomBytes(64 * KiB);
+    const file = await uploadFile(gw, owner(), { name: 'secret.png', source: 'gone' }, bytes);
+    const picture = Buffer.from('a small picture');
+    await gw.blobStore.write(thumbnailKey(alice.address, file.fileId), Readable.from([picture]), { contentType: 'image/webp' });
+    expect(
+      await new FileRepository(gw.db).setThumbnail(await instanceId(alice.address), file.fileId, { width: 1, height: 1, taken: null }),
+    ).toBe(true);
+    const issued = (await call(gw, 'get', `/file/${file.fileId}`, owner()).expect(200)).body;
+    // A shared reader's address too (GET /content answers with one).
+    await call(gw, 'get', `/allowAccess/${file.fileId}/${bob.userId}?content=true`, owner()).expect(200);
+    const bobs = (await call(gw, 'get', `/content/${file.fileId}`, asBob()).expect(303)).headers.location as string;
+    const addresses = [issued.contentUrl as string, issued.thumbnailUrl as string, bobs];
+    for (const address of addresses) expect((await getBytes(gw, address)).status).toBe(200);
+
+    await call(gw, 'delete', `/file/${file.fileId}`, owner()).expect(200);
+    for (const address of addresses) expect((await getBytes(gw, address)).status).toBe(404);
+
+    await call(gw, 'post', `/trash/${file.fileId}/restore`, owner()).expect(200);
+    const again = (await call(gw, 'get', `/file/${file.fileId}`, asBob()).expect(200)).body;
+    expect(again.contentUrl).not.toBe(issued.contentUrl);
+    expect(await getBytes(gw, again.contentUrl)).toEqual({ status: 200, body: bytes });
+    expect(await getBytes(gw, again.thumbnailUrl)).toEqual({ status: 200, body: picture });
+    expect([await stored(alice.address, file.fileId), await inTrash(alice.address, file.fileId)]).toEqual([bytes.length, null]);
+    await noDrift();
+  });
+
+  it('finishes a move into the trash or out of it that a crash cut short: the next worker run, or the call again', async () => {
+    const files = new FileRepository(gw.db);
+    const id = await instanceId(alice.address);
+    const bytes = Buffer.from('cut short');
+    const file = await uploadFile(gw, owner(), { name: 'crash.txt', source: 'crash' }, bytes);
+    const issued = (await call(gw, 'get', `/file/${file.fileId}`, owner()).expect(200)).body.contentUrl as string;
+    const run = trashPurgeProcessor({ files, store: gw.blobStore, clock: () => new Date(), trashDays: 30 });
+
+    // What a kill -9 right after the delete's commit leaves: the row in the trash and its move due, the
+    // bytes still under their key, where the address issued before still reaches them.
+    await files.trash(id, file.fileId, new Date(), SYSTEM);
+    expect((await getBytes(gw, issued)).status).toBe(200);
+    expect(await run()).toEqual({ moved: 1, purged: 0 });
+    expect((await getBytes(gw, issued)).status).toBe(404);
+    expect(await run()).toEqual({ moved: 0, purged: 0 });
+
+    // A restore cut short: the file is Completed again, its bytes in the trash until the move resumes.
+    await files.restore(id, file.fileId, new Date(), SYSTEM);
+    const fresh = (await call(gw, 'get', `/file/${file.fileId}`, owner()).expect(200)).body.contentUrl as string;
+    expect((await getBytes(gw, fresh)).status).toBe(404);
+    expect(await run()).toEqual({ moved: 1, purged: 0 });
+    expect(await getBytes(gw, fresh)).toEqual({ status: 200, body: bytes });
+
+    // The delete called again (the client saw no answer) finishes the move itself.
+    await files.trash(id, file.fileId, new Date(), SYSTEM);
+    await call(gw, 'delete', `/file/${file.fileId}`, owner()).expect(200);
+    expect((await getBytes(gw, fresh)).status).toBe(404);
+    expect(await run()).toEqual({ moved: 0, purged: 0 });
+
+    // A purge of a file whose move was cut short leaves no object under either key.
+    await call(gw, 'post', `/trash/${file.fileId}/restore`, owner()).expect(200);
+    await files.trash(id, file.fileId, new Date(), SYSTEM);
+    await call(gw, 'delete', `/trash/${file.fileId}`, owner()).expect(200);
+    const key = objectKey(alice.address, file.fileId);
+    expect([await gw.blobStore.stat(key), await gw.blobStore.stat(trashKey(key))]).toEqual([null, null]);
+    expect(await run()).toEqual({ moved: 0, purged: 0 });
+    await noDrift();
+  });
+
   it('purges one file or the whole trash: no object is left, and the row stays Deleted', async () => {
     const one = await uploadFile(gw, owner(), { name: 'one.txt', source: 'purge' });
     const two = await uploadFile(gw, owner(), { name: 'two.txt', source: 'purge' });
@@ -128,14 +198,14 @@ describe.each(STORES)('quotas, usage and trash on the %s store', (store) => {
 
     const purged = await call(gw, 'delete', `/trash/${one.fileId}`, owner()).expect(200);
     expect(purged.body.status).toEqual({ status: 'Deleted' });
-    expect(await stored(alice.address, one.fileId)).toBeNull();
+    expect([await stored(alice.address, one.fileId), await inTrash(alice.address, one.fileId)]).toEqual([null, null]);
     await call(gw, 'delete', `/trash/${one.fileId}`, owner()).expect(404);
     await call(gw, 'post', `/trash/${one.fileId}/restore`, owner()).expect(404);
-    expect(await stored(alice.address, two.fileId)).toBe(5);
+    expect([await stored(alice.address, two.fileId), await inTrash(alice.address, two.fileId)]).toEqual([null, 5]);
 
     expect((await call(gw, 'delete', '/trash', owner()).expect(200)).body).toEqual({ purged: 2 });
     for (const f of [two, three]) {
-      expect(await stored(alice.address, f.fileId)).toBeNull();
+      expect([await stored(alice.address, f.fileId), await inTrash(alice.address, f.fileId)]).toEqual([null, null]);
       expect(await gw.blobStore.stat(thumbnailKey(alice.address, f.fileId))).toBeNull();
     }
     const search = await call(gw, 'post', '/search', owner(), { source: 'purge', status: { status: 'Deleted' } }).expect(200);
@@ -151,13 +221,13 @@ describe.each(STORES)('quotas, usage and trash on the %s store', (store) => {
     await call(gw, 'delete', `/file/${started.body.fileId}`, owner()).expect(200);
     const status = await putBytes(gw, started.body.contentUrl, Buffer.from('second'));
     if (store === 'local') expect(status).toBe(403);
-    // S3 takes the PUT itself (a presigned address cannot ask the gateway); the bytes restored are the
-    // last ones written, and a completion of the trashed file stays refused.
+    // S3 takes the PUT itself (a presigned address cannot ask the gateway), under the file's key: the
+    // bytes in the trash are not those, and they are the ones restored. A completion stays refused.
     await call(gw, 'put', `/file/${started.body.fileId}/complete`, owner()).expect(409);
     const restored = await call(gw, 'post', `/trash/${started.body.fileId}/restore`, owner()).expect(200);
     expect(restored.body.status).toEqual({ status: 'Completed', size: 5 });
     const file = await call(gw, 'get', `/file/${started.body.fileId}`, owner()).expect(200);
-    if (store === 'local') expect((await getBytes(gw, file.body.contentUrl)).body.toString()).toBe('first');
+    expect((await getBytes(gw, file.body.contentUrl)).body.toString()).toBe('first');
   });
 
   it('purges files trashed TRASH_DAYS ago with the timed job, and only those', async () => {
@@ -171,12 +241,12 @@ describe.each(STORES)('quotas, usage and trash on the %s store', (store) => {
     // The worker's clock, 30 days and 30 seconds after the first delete.
     const clock = () => new Date(trashedOld + (30 * 24 * 3600 + 30) * 1000);
     const purge = trashPurgeProcessor({ files: new FileRepository(gw.db), store: gw.blobStore, clock, trashDays: 30, batchSize: 1 });
-    expect(await purge()).toEqual({ purged: 1 });
-    expect(await stored(alice.address, old.fileId)).toBeNull();
-    expect(await stored(alice.address, recent.fileId)).toBe(5);
+    expect(await purge()).toEqual({ moved: 0, purged: 1 });
+    expect([await stored(alice.address, old.fileId), await inTrash(alice.address, old.fileId)]).toEqual([null, null]);
+    expect(await inTrash(alice.address, recent.fileId)).toBe(5);
     const trash = await call(gw, 'get', '/trash', owner()).expect(200);
     expect(trash.body.map((f: { fileId: string }) => f.fileId)).toEqual([recent.fileId]);
-    expect(await purge()).toEqual({ purged: 0 });
+    expect(await purge()).toEqual({ moved: 0, purged: 0 });
     await noDrift();
   });
 });

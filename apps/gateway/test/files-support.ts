@@ -76,9 +76,11 @@ export async function getBytes(gw: TestGateway, address: string): Promise<{ stat
       .parse((r, done) => {
         const chunks: Buffer[] = [];
         r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => done(null, Buffer.concat(chunks)));
+        // A refusal is the documented JSON: parsed, so the OpenAPI check reads it as any other answer.
+        const refused = (r.statusCode ?? 0) >= 400 && /json/.test(String(r.headers['content-type']));
+        r.on('end', () => done(null, refused ? JSON.parse(Buffer.concat(chunks).toString()) : Buffer.concat(chunks)));
       });
-    return { status: res.status, body: res.body as Buffer };
+    return { status: res.status, body: Buffer.isBuffer(res.body) ? res.body : Buffer.from(JSON.stringify(res.body)) };
   }
   const res = await fetch(address);
   return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };

@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { FileRepository } from '@pds/db';
 import { createLogger } from '@pds/runtime';
 import { blockingRedis, QUEUE_NAMES, runQueue } from '@pds/queue';
-import { removeOrphans, thumbnailKey, type S3BlobStore } from '@pds/storage';
+import { removeOrphans, thumbnailKey, trashKey, type S3BlobStore } from '@pds/storage';
 import { thumbnailProcessor } from '../src/jobs/thumbnail';
 import { eventually } from '../../../test/support/eventually';
 import { addUser, requireEnv, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
@@ -146,11 +146,11 @@ describe.each(STORES)('on the %s store', (store) => {
     const key = thumbnailKey(alice.address, fileId);
     expect(await gw.blobStore.stat(key)).toBeGreaterThan(0);
     expect((await call(gw, 'delete', `/file/${fileId}`, owner)).status).toBe(200);
-    // In the trash: kept for a restore, but served to nobody.
-    expect(await gw.blobStore.stat(key)).toBeGreaterThan(0);
+    // In the trash: kept for a restore, under its trash key (where no address reaches it), served to nobody.
+    expect([await gw.blobStore.stat(key), await gw.blobStore.stat(trashKey(key))]).toEqual([null, expect.any(Number)]);
     expect((await call(gw, 'get', `/thumbnail/${fileId}`, owner)).status).toBe(404);
     expect((await call(gw, 'delete', `/trash/${fileId}`, owner)).status).toBe(200);
-    expect(await gw.blobStore.stat(key)).toBeNull();
+    expect([await gw.blobStore.stat(key), await gw.blobStore.stat(trashKey(key))]).toEqual([null, null]);
     const late = await thumbnailProcessor({ files, store: gw.blobStore })({
       data: { instanceId: await instanceId(), address: alice.address, fileId },
     });

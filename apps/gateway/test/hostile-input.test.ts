@@ -178,19 +178,29 @@ describe('Content-Encoding', () => {
 });
 
 describe("Node's HTTP parser refusals", () => {
-  it('answers oversized headers with 431 in the error model', async () => {
+  const oversized = (method: string) => {
     const port = (server.address() as net.AddressInfo).port;
-    const raw = await new Promise<string>((resolve, reject) => {
+    return new Promise<string>((resolve, reject) => {
       const socket = net.connect(port, '127.0.0.1', () => {
-        socket.write(`GET / HTTP/1.1\r\nHost: ${owner.address}\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
+        socket.write(`${method} / HTTP/1.1\r\nHost: ${owner.address}\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
       });
       let data = '';
       socket.on('data', (chunk) => (data += chunk.toString()));
       socket.on('end', () => resolve(data));
       socket.on('error', reject);
     });
+  };
+
+  it('answers oversized headers with 431 in the error model', async () => {
+    const raw = await oversized('GET');
     expect(raw).toMatch(/^HTTP\/1\.1 431 /);
     const body = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
     expect(body).toEqual({ error: 'Request Header Fields Too Large', message: expect.any(String) });
+  });
+
+  it('answers a HEAD with oversized headers with the 431 alone: a body would be read as the next response', async () => {
+    const raw = await oversized('HEAD');
+    expect(raw).toMatch(/^HTTP\/1\.1 431 /);
+    expect(raw.endsWith('\r\n\r\n')).toBe(true);
   });
 });

@@ -69,10 +69,12 @@ async function strangerToken(address: string): Promise<string> {
   return issueServiceToken(keys, { issuer: address, audience: DEX_ISSUER, scope: RETIRE_SCOPE }, Math.floor(Date.now() / 1000));
 }
 
-/** An instance with something in every part: files (bytes), records, a user, an object of its own. */
+/** An instance with something in every part: files (bytes, one in the trash), records, a user, an object of its own. */
 async function furnish(gw: TestGateway, owner: SignedUp): Promise<void> {
   await uploadFile(gw, owner, { name: 'a.txt', source: 'purge' }, Buffer.from('first'));
   await uploadFile(gw, owner, { name: 'b.txt', source: 'purge' }, Buffer.from('second'));
+  const trashed = await uploadFile(gw, owner, { name: 'c.txt', source: 'purge' }, Buffer.from('third'));
+  await call(gw, 'delete', `/file/${trashed.fileId}`, owner).expect(200);
   await call(gw, 'post', '/upload', owner, { name: 'never-sent.txt', source: 'purge' }).expect(200);
   await request(gw.app)
     .post('/api/v2.6/data/notes/items')
@@ -137,7 +139,7 @@ describe.each(STORES)('after the grace period, on the %s store', (store) => {
     await close(gw, alice).expect(200);
     gw.clock.advance(GRACE_S - 60);
     expect(await purge()).toEqual({ erased: [] });
-    expect(await keysUnder(gw.blobStore, instancePrefix(alice.address))).toHaveLength(3);
+    expect(await keysUnder(gw.blobStore, instancePrefix(alice.address))).toHaveLength(4);
     expect(Object.keys(await rowsMentioning(gw.databaseUrl, aliceId)).length).toBeGreaterThan(5);
   });
 
@@ -157,7 +159,7 @@ describe.each(STORES)('after the grace period, on the %s store', (store) => {
     expect(await rowsMentioning(gw.databaseUrl, (await gw.db.instance.findUniqueOrThrow({ where: { address: bob.address } })).id)).toEqual(
       bobBefore,
     );
-    expect(await keysUnder(gw.blobStore, instancePrefix(bob.address))).toHaveLength(3);
+    expect(await keysUnder(gw.blobStore, instancePrefix(bob.address))).toHaveLength(4);
 
     const atDex = await cluster.dexDb.registeredInstance.findUniqueOrThrow({ where: { address: alice.address } });
     expect(atDex).toMatchObject({
@@ -253,7 +255,8 @@ describe('kill -9 of the worker mid-purge', () => {
     await close(gw, zoe).expect(200);
     const instance = await gw.db.instance.findUniqueOrThrow({ where: { address: zoe.address } });
     // The worker's clock is the real one: the grace period ends now.
-    await gw.db.instance.update({ where: { id: instance.id }, data: { closeAfter: new Date(Date.now() - 1000) } });
+    // …Many: Prisma then asks for no RETURNING, whose enum casts a Citus coordinator refuses on the reference table Instance.
+    await gw.db.instance.updateMany({ where: { id: instance.id }, data: { closeAfter: new Date(Date.now() - 1000) } });
     const env: Record<string, string> = {
       LOG_LEVEL: 'silent',
       CLUSTER_DOMAIN: CLUSTER,

@@ -3,7 +3,8 @@
 // with dex's signature and set up; a second user) is exported by the worker's job, downloaded through the
 // signed address, uploaded as an import into an empty instance of cluster B (its own gateway, dex, worker,
 // database and store; the instance registered at B's dex with its own keys), and B answers the same through
-// the API. The archive holds A's activity log (not restored: B's log is B's own) and no secret. A version 1
+// the API. The archive holds A's activity log and share links (neither restored: B's are B's own) and no
+// secret. A version 1
 // archive (no activity section) still imports. Damaged, cut, newer-version archives and a non-empty target are
 // refused with a report, and B is unchanged.
 import { createHash, randomBytes } from 'node:crypto';
@@ -158,6 +159,7 @@ describe.each(STORES)('export and import on the %s store', (store) => {
   let bob: { userId: string; token: string };
   let carol: SignedUp;
   let appToken: string;
+  let linkUrl: URL;
   let archive: Buffer;
 
   beforeAll(async () => {
@@ -198,6 +200,12 @@ describe.each(STORES)('export and import on the %s store', (store) => {
     expect((await call(a, 'get', `/allowAccess/${shared.fileId}/${bob.userId}?content=true`, owner)).status).toBe(200);
     expect((await call(a, 'get', `/allowAccess/${large.fileId}/${bob.userId}?content=false`, owner)).status).toBe(200);
     expect((await call(a, 'get', `/allowAccessPublic/${open.fileId}`, owner)).status).toBe(200);
+    // A share link with a password, used once by someone without an account.
+    const link = await call(a, 'post', '/links', owner, { fileIds: [shared.fileId, open.fileId], password: 'for-the-accountant' });
+    expect(link.status).toBe(201);
+    linkUrl = new URL(link.body.url as string);
+    const unlocked = await request(a.app).post(linkUrl.pathname).set('Host', alice.address).send({ password: 'for-the-accountant' });
+    expect(unlocked.status).toBe(200);
 
     const batch = await api(a, alice)
       .post('/api/v2.6/data-batch')
@@ -268,12 +276,20 @@ describe.each(STORES)('export and import on the %s store', (store) => {
       });
     }
     expect(exported.some((entry) => entry.kind === 'change' && entry.type === 'record.created')).toBe(true);
+    // The link, without its secrets; its use, by someone without an account.
+    const links = (await entriesOf(archive)).filter((entry) => entry.header.name.startsWith('links/'));
+    expect(links.map((entry) => JSON.parse(entry.data.toString()) as unknown)).toEqual([
+      expect.objectContaining({ hasPassword: true, views: 1, downloads: 0, allowDownload: true }),
+    ]);
+    expect(exported).toContainEqual(expect.objectContaining({ type: 'link.used', actor: { kind: 'anonymous' } }));
 
     const done = await importInto(b, carol, archive);
     expect(done).toMatchObject({ status: 'done', progress: 1 });
     expect(done.counts).toMatchObject({ users: 3, apps: 1, bundles: 1, combinators: 1, debits: 1, files: 5, records: 4 });
-    // The counts are what was restored: the activity log is not.
+    // The counts are what was restored: the activity log and the share links are not.
     expect(done.counts).not.toHaveProperty('activity');
+    expect(done.counts).not.toHaveProperty('links');
+    expect(await b.db.shareLink.count()).toBe(0);
 
     const before = await view(a, alice, 'owner');
     const after = await view(b, carol, 'owner');
@@ -329,11 +345,14 @@ describe.each(STORES)('export and import on the %s store', (store) => {
     const tar = gunzipSync(archive);
     const secrets = await a.db.pool.query<{ value: string }>(
       `SELECT "passwordHash" AS "value" FROM "User" WHERE "passwordHash" IS NOT NULL
-      UNION ALL SELECT "privateKeyEnc" FROM "Instance" UNION ALL SELECT "publicKeyPem" FROM "Instance"`,
+      UNION ALL SELECT "privateKeyEnc" FROM "Instance" UNION ALL SELECT "publicKeyPem" FROM "Instance"
+      UNION ALL SELECT "tokenHash" FROM "ShareLink" UNION ALL SELECT "passwordHash" FROM "ShareLink"`,
     );
     expect(secrets.rows.length).toBeGreaterThan(2);
     for (const { value } of secrets.rows) expect(tar.includes(Buffer.from(value))).toBe(false);
-    for (const token of [alice.token, bob.token, appToken]) expect(tar.includes(Buffer.from(token))).toBe(false);
+    for (const token of [alice.token, bob.token, appToken, linkUrl.pathname.split('/')[2] as string]) {
+      expect(tar.includes(Buffer.from(token))).toBe(false);
+    }
     expect(tar.includes(Buffer.from('PRIVATE KEY'))).toBe(false);
     expect(tar.includes(Buffer.from('passwordHash'))).toBe(false);
   });
@@ -346,7 +365,7 @@ describe.each(STORES)('export and import on the %s store', (store) => {
     const newer = await edited(archive, (entries) =>
       entries.map((entry) =>
         entry.header.name === 'pds-export.json'
-          ? { ...entry, data: Buffer.from(JSON.stringify({ format: 'pds-export', version: 3 })) }
+          ? { ...entry, data: Buffer.from(JSON.stringify({ format: 'pds-export', version: 4 })) }
           : entry,
       ),
     );

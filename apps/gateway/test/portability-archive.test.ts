@@ -1,4 +1,4 @@
-// The export archive format, version 2 (and version 1, without the activity log): what the writer puts in it, that the reader gives back exactly
+// The export archive format, version 3 (and versions 1 and 2, without the share links and the activity log): what the writer puts in it, that the reader gives back exactly
 // that, and that the reader refuses, with a report naming the problem and the entry, every archive that
 // is altered, cut short, of another version, too large, or shaped otherwise.
 import { execFileSync } from 'node:child_process';
@@ -77,6 +77,7 @@ describe('the writer', () => {
       'files/00000003.bin',
       'files/00000004.json',
       'files/00000005.json',
+      'links/00000001.ndjson',
       // One part per table: posts, then comments.
       'records/00000001.ndjson',
       'records/00000002.ndjson',
@@ -108,9 +109,10 @@ describe('the writer', () => {
       files: 5,
       fileBytes,
       records: 3,
-      activity: 3,
+      activity: 4,
+      links: 2,
     });
-    expect(manifest).toMatchObject({ format: 'pds-export', version: 2, instance: 'alice.pds.test', createdAt: '2026-11-25T12:00:00.000Z' });
+    expect(manifest).toMatchObject({ format: 'pds-export', version: 3, instance: 'alice.pds.test', createdAt: '2026-11-25T12:00:00.000Z' });
   });
 
   it('writes regular files only, with ustar headers plain tar tools read', async () => {
@@ -146,7 +148,7 @@ describe('the writer', () => {
   it('reports progress after each file and each part', async () => {
     const seen: number[] = [];
     await writeArchive(sourceOf(sampleInstance(10)), collector().out, { onProgress: (written) => seen.push(written.files) });
-    expect(seen.filter((files) => files > 0)).toEqual([1, 2, 3, 4, 5, 5, 5, 5]);
+    expect(seen.filter((files) => files > 0)).toEqual([1, 2, 3, 4, 5, 5, 5, 5, 5]);
   });
 });
 
@@ -159,6 +161,7 @@ describe('the reader', () => {
     expect(of('bundle').map((p) => p.bundle)).toEqual(sample.bundles);
     expect(of('combinator').map((p) => p.combinator)).toEqual(sample.combinators);
     expect(of('debit').map((p) => p.debit)).toEqual(sample.debits);
+    expect(of('link').map((p) => p.link)).toEqual(sample.links);
     expect(of('record').map((p) => p.record)).toEqual(sample.records);
     expect(of('activity').map((p) => p.activity)).toEqual(sample.activity);
     expect(of('file').map((p) => p.file)).toEqual(
@@ -171,11 +174,11 @@ describe('the reader', () => {
     expect(await verify(archive)).toEqual({ ok: true, manifest });
   });
 
-  it('reads a version 1 archive, which has no activity section', async () => {
+  it('reads a version 1 archive, which has no activity or links section', async () => {
     const { parts } = await partsOf(await asVersion1(archive));
-    expect(parts.filter((part) => part.kind === 'activity')).toEqual([]);
+    expect(parts.filter((part) => part.kind === 'activity' || part.kind === 'link')).toEqual([]);
     expect(parts.filter((part) => part.kind === 'record')).toHaveLength(sample.records.length);
-    const { activity: _activity, ...counts } = manifest.counts;
+    const { activity: _activity, links: _links, ...counts } = manifest.counts;
     expect(parts.at(-1)).toMatchObject({ kind: 'end', manifest: { version: 1, counts } });
     expect((parts.at(-1) as { manifest: Manifest }).manifest.counts).not.toHaveProperty('activity');
   });
@@ -255,24 +258,46 @@ describe('the reader refuses', () => {
   });
 
   it('a newer format version, at its first entry', async () => {
-    const newer = await edited(archive, replace('pds-export.json', JSON.stringify({ format: 'pds-export', version: 3 })));
+    const newer = await edited(archive, replace('pds-export.json', JSON.stringify({ format: 'pds-export', version: 4 })));
     expect(await verify(newer)).toEqual({
       ok: false,
       problem: 'unsupported-version',
       path: 'pds-export.json',
-      message: 'pds-export.json: is version 3; this reader reads versions 1 and 2',
+      message: 'pds-export.json: is version 4; this reader reads versions 1, 2 and 3',
     });
   });
 
-  it('an activity section in a version 1 archive, and a manifest of another version than the marker', async () => {
+  it('a newer section in a version 1 archive, and a manifest of another version than the marker', async () => {
     const v1 = await edited(archive, replace('pds-export.json', '{"format":"pds-export","version":1}'));
-    expect(await verify(v1)).toMatchObject({ ok: false, problem: 'unexpected-path', path: 'activity/00000001.ndjson' });
+    expect(await verify(v1)).toMatchObject({ ok: false, problem: 'unexpected-path', path: 'links/00000001.ndjson' });
     const mixed = await edited(await asVersion1(archive), (entries) => {
       const last = entries.at(-1) as TarEntry;
       const listed = JSON.parse(last.data.toString()) as Manifest;
       return [...entries.slice(0, -1), { ...last, data: Buffer.from(JSON.stringify({ ...listed, version: 2 })) }];
     });
     expect(await verify(mixed)).toMatchObject({ ok: false, problem: 'unsupported-version', path: 'manifest.json' });
+  });
+
+  it('a links section in a version 2 archive', async () => {
+    const v2 = await edited(archive, replace('pds-export.json', '{"format":"pds-export","version":2}'));
+    expect(await verify(v2)).toMatchObject({ ok: false, problem: 'unexpected-path', path: 'links/00000001.ndjson' });
+  });
+
+  it('a link that names a file the archive does not hold, or carries a secret', async () => {
+    const [first, second] = sample.links as [Sample['links'][number], Sample['links'][number]];
+    const lines = (...links: object[]) => links.map((link) => `${JSON.stringify(link)}\n`).join('');
+    const stray = await edited(archive, replace('links/00000001.ndjson', lines(first, { ...second, fileIds: ['elsewhere.bin'] })));
+    expect(await verify(stray)).toMatchObject({
+      ok: false,
+      problem: 'unknown-reference',
+      path: 'links/00000001.ndjson line 2',
+      message: 'links/00000001.ndjson line 2: names file elsewhere.bin, which is not in the archive',
+    });
+    const secret = await edited(
+      archive,
+      replace('links/00000001.ndjson', lines({ ...first, token: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, second)),
+    );
+    expect(await verify(secret)).toMatchObject({ ok: false, problem: 'invalid-entry', path: 'links/00000001.ndjson line 1' });
   });
 
   it('a marker with fields version 2 does not define', async () => {
@@ -435,7 +460,7 @@ describe('the manifest JSON Schema (docs/export-manifest.schema.json)', () => {
     const { counts: _counts, ...noCounts } = manifest;
     for (const bad of [
       { ...manifest, version: '1' },
-      { ...manifest, version: 3 },
+      { ...manifest, version: 4 },
       noCounts,
       { ...manifest, createdAt: 'yesterday' },
       { ...manifest, entries: [{ path: 'x', size: 1, sha256: 'not-hex' }] },

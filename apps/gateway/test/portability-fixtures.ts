@@ -11,6 +11,7 @@ import type {
   ExportBundle,
   ExportCombinator,
   ExportDebit,
+  ExportLink,
   ExportRecord,
   ExportUser,
 } from '../src/portability/format';
@@ -27,6 +28,7 @@ export interface Sample {
   combinators: ExportCombinator[];
   debits: ExportDebit[];
   files: (FileToExport['file'] & { bytes?: Buffer })[];
+  links: ExportLink[];
   records: ExportRecord[];
   activity: ExportActivity[];
 }
@@ -115,6 +117,30 @@ export function sampleInstance(largeBytes = 3 * 1024 * 1024 + 17): Sample {
       file('cameraunfinished.bin', { status: 'New' }),
       file('cameragone.bin', { status: 'Deleted', uploader: 'bob' }),
     ],
+    links: [
+      {
+        id: randomUUID(),
+        fileIds: ['camerabeach.jpg', 'cameranotes.txt'],
+        hasPassword: true,
+        expiresAt: at(30),
+        downloadLimit: 3,
+        downloads: 1,
+        views: 4,
+        lastUsedAt: at(8),
+        allowDownload: true,
+        createdAt: at(7),
+      },
+      {
+        id: randomUUID(),
+        fileIds: ['cameragone.bin'],
+        hasPassword: false,
+        downloads: 0,
+        views: 0,
+        allowDownload: false,
+        createdAt: at(5),
+        revokedAt: at(6),
+      },
+    ],
     records: [
       {
         namespace: 'social',
@@ -146,6 +172,15 @@ export function sampleInstance(largeBytes = 3 * 1024 * 1024 + 17): Sample {
         time: at(7),
       },
       { kind: 'change', type: 'user.deleted', actor: { kind: 'system' }, object: { username: 'carol' }, time: at(8) },
+      {
+        kind: 'read',
+        type: 'link.used',
+        actor: { kind: 'anonymous' },
+        object: { linkId: randomUUID(), action: 'downloaded', fileId: 'camerabeach.jpg', name: 'camerabeach.jpg', files: 2 },
+        address: '198.51.100.10',
+        time: at(8),
+        times: 2,
+      },
       {
         kind: 'read',
         type: 'login.failed',
@@ -180,6 +215,7 @@ export function sourceOf(sample: Sample, instance = 'alice.pds.test'): ExportSou
           : {}),
       })),
     ),
+    links: each(sample.links),
     records: each(sample.records),
     activity: each(sample.activity),
   };
@@ -257,14 +293,15 @@ export async function* once(bytes: Buffer): AsyncGenerator<Buffer> {
  */
 export async function asVersion1(archive: Buffer): Promise<Buffer> {
   return edited(archive, (entries) => {
+    const newer = ['activity/', 'links/'];
     const kept = entries
-      .filter((entry) => !entry.header.name.startsWith('activity/') && entry.header.name !== 'manifest.json')
+      .filter((entry) => !newer.some((section) => entry.header.name.startsWith(section)) && entry.header.name !== 'manifest.json')
       .map((entry) =>
         entry.header.name === 'pds-export.json' ? { ...entry, data: Buffer.from('{"format":"pds-export","version":1}') } : entry,
       );
     const manifestEntry = entries.at(-1) as TarEntry;
     const manifest = JSON.parse(manifestEntry.data.toString()) as { counts: Record<string, number> };
-    const { activity: _activity, ...counts } = manifest.counts;
+    const { activity: _activity, links: _links, ...counts } = manifest.counts;
     const listed = kept.map(({ header, data }) => ({ path: header.name, size: data.length, sha256: sha256(data) }));
     return [...kept, { ...manifestEntry, data: Buffer.from(JSON.stringify({ ...manifest, version: 1, counts, entries: listed })) }];
   });

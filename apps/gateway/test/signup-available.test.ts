@@ -5,7 +5,7 @@ import { CLUSTER, signUp, startTestGateway, type TestGateway } from '../../../te
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ SIGNUP_RATE_LIMIT: '2', TRUST_PROXY: 'true' });
+  gw = await startTestGateway({ SIGNUP_RATE_LIMIT: '2', TRUST_PROXY: 'loopback' });
   await signUp(gw.app, 'alice');
   await signUp(gw.app, 'alice2');
 });

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { CLUSTER, STRONG_PASSWORD } from '../../../test/support/gateway';
 import { useGateway } from '../../../test/support/use-gateway';
 
-const { gw } = useGateway({ env: { SIGNUP_RATE_LIMIT: '2', SIGNUP_RATE_WINDOW: '3600', TRUST_PROXY: 'true' } });
+const { gw } = useGateway({ env: { SIGNUP_RATE_LIMIT: '2', SIGNUP_RATE_WINDOW: '3600', TRUST_PROXY: 'loopback' } });
 
 const signup = (username: string, client: string) =>
   request(gw.app)

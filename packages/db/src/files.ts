@@ -3,14 +3,16 @@
 import type { GatewayDb } from './clients';
 import { ReadRouting } from './replica';
 import type { File, FilePermission, FileStatus } from './generated/gateway/client';
-import { eventCte, eventValues, writeEvents, type Actor } from './outbox';
-import { isUuid, sqlOn, type Rows, type Sql } from './sql';
+import { eventStatements, writeEvents, type Actor, type NewEvent } from './outbox';
+import { isUuid, sqlOn, statement, type Sql, type Statement, type TransactionStatements } from './sql';
 import { changeFileUsage, QuotaExceeded, UNLIMITED, type QuotaDefaults } from './usage';
 
 export type { File, FilePermission, FileStatus };
 /** One account's permission on a file, as access decisions and clients see it. */
 export type FilePermissionEntry = Pick<FilePermission, 'userId' | 'contentReadable'>;
-export type FileRecord = File & { permissions: FilePermissionEntry[] };
+/** A file as the repository reads it; whether its objects are still moving stays the repository's (settle). */
+/** The photo timeline alone reads takenLocal (photos()). */
+export type FileRecord = Omit<File, 'bytesMoving' | 'takenLocal'> & { permissions: FilePermissionEntry[] };
 
 export interface NewFile {
   name: string;
@@ -74,6 +76,24 @@ export interface ListingTotals {
   totalBytes: number;
 }
 
+/** One picture of the photo timeline: a completed file with a thumbnail, by its date. */
+export interface Photo {
+  fileId: string;
+  name: string;
+  /** When it was taken, as ISO text (the order of the timeline): its EXIF date, else dateCreated. */
+  takenAt: string;
+  /** The clock where it was taken, as ISO text without a zone, when its EXIF says. */
+  takenLocal: string | null;
+  width: number | null;
+  height: number | null;
+}
+
+/** Where a page of the timeline starts: after this picture (the last one of the page before). */
+export interface PhotoCursor {
+  takenAt: Date;
+  fileId: string;
+}
+
 export interface AbandonedUpload {
   instanceId: string;
   address: string;
@@ -82,57 +102,55 @@ export interface AbandonedUpload {
 
 /** The file's permissions (`f` is the file) as a JSON array: an index range scan on FilePermission's primary key. */
 const FILE_PERMISSIONS = `COALESCE((SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable") ORDER BY p."userId")
-    FROM "FilePermission" p WHERE p."instanceId" = f."instanceId" AND p."fileId" = f."fileId"), '[]'::json) AS "permissions"`;
+    FROM "FilePermission" p WHERE p."instanceId" = $1::uuid AND p."fileId" = f."fileId"), '[]'::json) AS "permissions"`;
 
 /** A file with its permissions in one row (`f` is the file), so a read is one statement and one round trip. */
 const FILE_FIELDS = `f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description",
-  f."status", f."size", f."contentPublic", f."thumbnail", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt",
-  f."trashedAt", ${FILE_PERMISSIONS}`;
+  f."status", f."size", f."contentPublic", f."thumbnail", f."width", f."height", f."takenAt", f."uploaderId", f."dateCreated", f."lastUpdated",
+  f."createdAt", f."trashedAt", ${FILE_PERMISSIONS}`;
 const FILE_SELECT = `SELECT ${FILE_FIELDS} FROM "File" f`;
 
 /**
- * Changes one file and reads it back with its permissions, in one statement: `set` and `condition`
- * are fixed texts ($1 instance, $2 fileId, then theirs). No row when the file is missing or the
- * condition fails.
+ * Changes one file: `set` and `condition` are fixed texts ($1 instance, $2 fileId, then theirs). No row
+ * when the file is missing or the condition fails. The change's event and the file read back follow in
+ * the same transaction (FileRepository.updated).
  */
-const updateFile = (set: string, event: FileEvent, condition = '') => `WITH f AS (
-    UPDATE "File" SET ${set} WHERE "instanceId" = $1::uuid AND "fileId" = $2${condition} RETURNING *
-  ),
-  ${eventCte('f', event.type, FILE_OBJECT, event.first)}
-  SELECT ${FILE_FIELDS} FROM f`;
+const updateFile = (set: string, condition = '') =>
+  `UPDATE "File" SET ${set} WHERE "instanceId" = $1::uuid AND "fileId" = $2${condition} RETURNING "fileId", "size"`;
 
-/** A file change's event (outbox.ts): its type as SQL, and the number of its statement's first event parameter. */
-interface FileEvent {
-  type: string;
-  first: number;
-}
-const FILE_OBJECT = `jsonb_build_object('fileId', "fileId")`;
-const PUBLIC_OR_PRIVATE = `CASE WHEN $3 THEN 'file.public' ELSE 'file.private' END`;
-
-const COMPLETE = updateFile(
-  `"status" = 'Completed', "size" = $3, "lastUpdated" = $4::timestamptz`,
-  { type: `'file.completed'`, first: 5 },
-  ` AND "status" <> 'Deleted'`,
-);
-const MARK_DELETED = updateFile(`"status" = 'Deleted', "lastUpdated" = $3::timestamptz`, { type: `'file.deleted'`, first: 4 });
-const SET_PUBLIC = updateFile(`"contentPublic" = $3, "lastUpdated" = $4::timestamptz`, { type: PUBLIC_OR_PRIVATE, first: 5 });
-const UPDATE_METADATA = updateFile(`"name" = $3, "tags" = $4::text[], "title" = $5, "description" = $6, "lastUpdated" = $7::timestamptz`, {
-  type: `'file.updated'`,
-  first: 8,
-});
-/** A completed file to the trash: Deleted to every reader (its event is the delete's), bytes and permissions kept. */
+const COMPLETE = updateFile(`"status" = 'Completed', "size" = $3, "lastUpdated" = $4::timestamptz`, ` AND "status" <> 'Deleted'`);
+const MARK_DELETED = updateFile(`"status" = 'Deleted', "lastUpdated" = $3::timestamptz`);
+const SET_PUBLIC = updateFile(`"contentPublic" = $3, "lastUpdated" = $4::timestamptz`);
+const UPDATE_METADATA = updateFile(`"name" = $3, "tags" = $4::text[], "title" = $5, "description" = $6, "lastUpdated" = $7::timestamptz`);
+/**
+ * A completed file to the trash: Deleted to every reader (its event is the delete's), bytes and
+ * permissions kept; its objects are to move to the trash keys (bytesMoving, FileRepository.settle).
+ */
 const TRASH = updateFile(
-  `"status" = 'Deleted', "trashedAt" = $3::timestamptz, "lastUpdated" = $3::timestamptz`,
-  { type: `'file.deleted'`, first: 4 },
+  `"status" = 'Deleted', "trashedAt" = $3::timestamptz, "lastUpdated" = $3::timestamptz, "bytesMoving" = true`,
   ` AND "status" = 'Completed'`,
 );
 const RESTORE = updateFile(
-  `"status" = 'Completed', "trashedAt" = NULL, "lastUpdated" = $3::timestamptz`,
-  { type: `'file.restored'`, first: 4 },
+  `"status" = 'Completed', "trashedAt" = NULL, "lastUpdated" = $3::timestamptz, "bytesMoving" = true`,
   ` AND "trashedAt" IS NOT NULL`,
 );
-/** Out of the trash for good: the row stays Deleted (history, as a delete left it before the trash). */
-const PURGE = updateFile(`"trashedAt" = NULL, "thumbnail" = false`, { type: `'file.purged'`, first: 3 }, ` AND "trashedAt" IS NOT NULL`);
+/** Out of the trash for good: the row stays Deleted (history, as a delete left it before the trash); no move is left to finish. */
+const PURGE = updateFile(`"trashedAt" = NULL, "thumbnail" = false, "bytesMoving" = false`, ` AND "trashedAt" IS NOT NULL`);
+/** A file whose objects are still to move, locked until the move is done: whether they belong in the trash. */
+const LOCK_FOR_MOVE = `SELECT "trashedAt" IS NOT NULL AS "trashed" FROM "File"
+  WHERE "instanceId" = $1::uuid AND "fileId" = $2 AND "bytesMoving" FOR UPDATE`;
+const MOVED = `UPDATE "File" SET "bytesMoving" = false WHERE "instanceId" = $1::uuid AND "fileId" = $2`;
+const fileEvent = (type: string, fileId: string): NewEvent => ({ type, object: { fileId } });
+const publicEvent = (contentPublic: boolean) => (contentPublic ? 'file.public' : 'file.private');
+/** The resumable uploads of a file that hold every byte (their object is made): a completion ends them. */
+const FINISHED_UPLOADS = `DELETE FROM "FileUpload" WHERE "instanceId" = $1::uuid AND "fileId" = $2 AND "offset" = "length"`;
+/**
+ * No resumable upload of the file (`f`) was touched after $n: an upload under way keeps its file, however
+ * old, from being swept as abandoned (it expires UPLOAD_DEADLINE after its last request, as files do after creation).
+ * `instanceId`: the file's own across instances (the sweep), the bound one for one instance's file (one shard on Citus).
+ */
+const noUploadSince = (n: number, instanceId = 'f."instanceId"') => `NOT EXISTS (SELECT 1 FROM "FileUpload" u
+  WHERE u."instanceId" = ${instanceId} AND u."fileId" = f."fileId" AND u."touchedAt" > $${n}::timestamptz)`;
 /** The file's state before a completion, locked until its transaction ends. */
 const LOCK_FOR_COMPLETION = `SELECT "status", "size"::text AS "size" FROM "File"
   WHERE "instanceId" = $1::uuid AND "fileId" = $2 AND "status" <> 'Deleted' FOR UPDATE`;
@@ -177,13 +195,28 @@ const LISTING_ORDER: Record<ListingSort, { asc: string; desc: string }> = {
   size: { asc: `f."size" ASC, f."fileId" ASC`, desc: `f."size" DESC, f."fileId" DESC` },
 };
 
-/** Sets the public flag of several files and reads them back with their permissions, in one statement. */
-const SET_PUBLIC_MANY = `WITH f AS (
-    UPDATE "File" SET "contentPublic" = $3, "lastUpdated" = $4::timestamptz
-    WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) RETURNING *
-  ),
-  ${eventCte('f', PUBLIC_OR_PRIVATE, FILE_OBJECT, 5)}
-  SELECT ${FILE_FIELDS} FROM f`;
+/**
+ * The photo timeline: completed files with a thumbnail, the most recently taken first (ties by fileId), a page
+ * after a cursor ($2, $3; the first page's is infinity). Each is a range scan of the partial index
+ * File_photos_idx (migration photos), which holds exactly these files in this order, so a page deep in
+ * the timeline reads a page's rows. A user's timeline keeps to the files whose content they may read
+ * (the owner's holds them all).
+ */
+const photosText = (user: string) => `SELECT f."fileId", f."name", ${isoText('takenAt')},
+  to_char(f."takenLocal", 'YYYY-MM-DD"T"HH24:MI:SS.MS') AS "takenLocal", f."width", f."height" FROM "File" f
+  WHERE f."instanceId" = $1::uuid AND f."status" = 'Completed' AND f."thumbnail" AND (f."takenAt", f."fileId") < ($2::timestamptz, $3::text)
+  ${user} ORDER BY f."takenAt" DESC, f."fileId" DESC LIMIT $4`;
+/** The condition that a user ($n) may read a file's content. */
+const contentGiven = (n: number) => `AND EXISTS (SELECT 1 FROM "FilePermission" sp WHERE sp."instanceId" = $1::uuid
+  AND sp."fileId" = f."fileId" AND sp."userId" = $${n}::uuid AND sp."contentReadable")`;
+const PHOTOS = { owner: photosText(''), user: photosText(contentGiven(5)) };
+/** How many pictures the timeline holds (an index-only count of File_photos_idx for the owner). */
+const photoCountText = (user: string) =>
+  `SELECT count(*)::int AS "total" FROM "File" f WHERE f."instanceId" = $1::uuid AND f."status" = 'Completed' AND f."thumbnail" ${user}`;
+const PHOTO_COUNT = { owner: photoCountText(''), user: photoCountText(contentGiven(2)) };
+
+const SET_PUBLIC_MANY = `UPDATE "File" SET "contentPublic" = $3, "lastUpdated" = $4::timestamptz
+  WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) RETURNING "fileId"`;
 
 type FileRow = Omit<FileRecord, 'size'> & { size: string | bigint | null };
 
@@ -196,28 +229,16 @@ export type FileListing = Pick<
   'fileId' | 'name' | 'source' | 'tags' | 'title' | 'description' | 'status' | 'contentPublic' | 'thumbnail' | 'permissions'
 > & { size: string | null; dateCreated: string; lastUpdated: string };
 
-/** Counter, file and uploader's permission in one statement (see `create`); $1 instance … $11 now. */
-const CREATE_FILE = `WITH counter AS (
-    INSERT INTO "FileIdCounter" ("instanceId", "base", "ext", "last") VALUES ($1::uuid, $2, $3, 0)
-    ON CONFLICT ("instanceId", "base", "ext") DO UPDATE SET "last" = "FileIdCounter"."last" + 1
-    RETURNING "last"
-  ), file AS (
-    INSERT INTO "File" ("instanceId", "fileId", "name", "source", "tags", "title", "description", "uploaderId",
-      "dateCreated", "lastUpdated", "createdAt")
-    SELECT $1::uuid, CASE WHEN c."last" = 0 THEN $2 || $3 ELSE $2 || '-' || c."last" || $3 END, $4, $5, $6::text[], $7, $8,
-      $9::uuid, $10::timestamptz, $11::timestamptz, $11::timestamptz
-    FROM counter c
-    RETURNING *
-  ), permission AS (
-    INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
-    SELECT f."instanceId", f."fileId", f."uploaderId", true FROM file f
-    RETURNING "userId", "contentReadable"
-  ),
-  ${eventCte('file', `'file.uploaded'`, FILE_OBJECT, 12)}
-  SELECT f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
-    f."contentPublic", f."thumbnail", f."uploaderId", f."dateCreated", f."lastUpdated", f."createdAt", f."trashedAt",
-    (SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable")) FROM permission p) AS "permissions"
-  FROM file f`;
+/** The next number of a file id stem ($1 instance, $2 base, $3 ext): 0 for the first file of the name. */
+const NEXT_NUMBER = `INSERT INTO "FileIdCounter" ("instanceId", "base", "ext", "last") VALUES ($1::uuid, $2, $3, 0)
+  ON CONFLICT ("instanceId", "base", "ext") DO UPDATE SET "last" = "FileIdCounter"."last" + 1
+  RETURNING "last"`;
+const INSERT_FILE = `INSERT INTO "File" ("instanceId", "fileId", "name", "source", "tags", "title", "description", "uploaderId",
+    "dateCreated", "lastUpdated", "createdAt")
+  VALUES ($1::uuid, $2, $3, $4, $5::text[], $6, $7, $8::uuid, $9::timestamptz, $10::timestamptz, $10::timestamptz)
+  RETURNING "instanceId", "fileId", "name", "source", "tags", "title", "description", "status", "size", "contentPublic", "thumbnail",
+    "width", "height", "takenAt", "uploaderId", "dateCreated", "lastUpdated", "createdAt", "trashedAt"`;
+const INSERT_UPLOADER_PERMISSION = `INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable") VALUES ($1::uuid, $2, $3::uuid, true)`;
 
 /** pg hands int8 over as a string (Prisma as a bigint); the record keeps Prisma's bigint. */
 function fileRecord(row: FileRow): FileRecord {
@@ -262,23 +283,29 @@ export class FileRepository {
    * upload cannot write into a newer file).
    */
   async create(instanceId: string, stem: FileIdStem, file: NewFile, actor: Actor): Promise<FileRecord> {
-    const create = this.sql.prepared<FileRow>(CREATE_FILE, [
-      instanceId,
-      stem.base,
-      stem.ext,
-      file.name,
-      file.source,
-      file.tags,
-      file.title ?? null,
-      file.description ?? null,
-      file.uploaderId,
-      file.dateCreated,
-      file.now,
-      ...eventValues(actor),
-    ]);
-    const [row] = await this.reads.written(instanceId, create);
-    if (!row) throw new Error('file insert returned no row');
-    return fileRecord(row);
+    return this.reads.transaction(instanceId, async (tx) => {
+      const [counter] = await tx.prepared<{ last: string }>(NEXT_NUMBER, [instanceId, stem.base, stem.ext]);
+      const last = Number(counter!.last);
+      const fileId = last === 0 ? `${stem.base}${stem.ext}` : `${stem.base}-${last}${stem.ext}`;
+      const [inserted] = await tx.finish([
+        statement(INSERT_FILE, [
+          instanceId,
+          fileId,
+          file.name,
+          file.source,
+          file.tags,
+          file.title ?? null,
+          file.description ?? null,
+          file.uploaderId,
+          file.dateCreated,
+          file.now,
+        ]),
+        statement(INSERT_UPLOADER_PERMISSION, [instanceId, fileId, file.uploaderId]),
+        ...eventStatements(instanceId, [fileEvent('file.uploaded', fileId)], actor),
+      ]);
+      const row = inserted!.rows[0] as Omit<FileRow, 'permissions'>;
+      return fileRecord({ ...row, permissions: [{ userId: file.uploaderId, contentReadable: true }] });
+    });
   }
 
   /** Every check before a change: one prepared statement. */
@@ -304,19 +331,20 @@ export class FileRepository {
       if (!before) return null;
       const change = before.status === 'Completed' ? { files: 0, bytes: size - Number(before.size ?? 0) } : { files: 1, bytes: size };
       if (!(await changeFileUsage(tx, instanceId, change, this.quotas.bytes))) throw new QuotaExceeded('files');
-      const [row] = await tx.prepared<FileRow>(COMPLETE, [instanceId, fileId, size, now, ...eventValues(actor)]);
-      return row ? fileRecord(row) : null;
+      // A resumable upload that made these bytes reserved its length in the quota until now: the bytes count instead.
+      await tx.count(FINISHED_UPLOADS, [instanceId, fileId]);
+      return changedFile(tx, COMPLETE, [instanceId, fileId, size, now], 'file.completed', actor);
     });
   }
 
   /** Moves a completed file to the trash (its bytes still counted); null when it is not a completed file. */
   trash(instanceId: string, fileId: string, now: Date, actor: Actor): Promise<FileRecord | null> {
-    return this.updated(TRASH, [instanceId, fileId, now, ...eventValues(actor)]);
+    return this.updated(TRASH, [instanceId, fileId, now], 'file.deleted', actor);
   }
 
   /** Brings a trashed file back as it was (permissions never left); null when it is not in the trash. */
   restore(instanceId: string, fileId: string, now: Date, actor: Actor): Promise<FileRecord | null> {
-    return this.updated(RESTORE, [instanceId, fileId, now, ...eventValues(actor)]);
+    return this.updated(RESTORE, [instanceId, fileId, now], 'file.restored', actor);
   }
 
   /**
@@ -325,11 +353,36 @@ export class FileRepository {
    */
   purge(instanceId: string, fileId: string, actor: Actor): Promise<FileRecord | null> {
     return this.reads.transaction(instanceId, async (tx) => {
-      const [row] = await tx.prepared<FileRow>(PURGE, [instanceId, fileId, ...eventValues(actor)]);
+      const [row] = await tx.prepared<{ size: string | null }>(PURGE, [instanceId, fileId]);
       if (!row) return null;
       await changeFileUsage(tx, instanceId, { files: -1, bytes: -Number(row.size ?? 0) }, this.quotas.bytes);
-      return fileRecord(row);
+      return finishWithFile(tx, instanceId, fileId, [fileEvent('file.purged', fileId)], actor);
     });
+  }
+
+  /**
+   * Runs `move` for a file whose objects are still to move into the trash or out of it (`trashed`: where
+   * they belong now), then clears the flag, holding the row all along: a restore, a delete or a purge of
+   * the file waits, and so does a second mover, which then finds nothing to do. False when no move was due.
+   */
+  settle(instanceId: string, fileId: string, move: (trashed: boolean) => Promise<void>): Promise<boolean> {
+    return this.reads.transaction(instanceId, async (tx) => {
+      const [row] = await tx.prepared<{ trashed: boolean }>(LOCK_FOR_MOVE, [instanceId, fileId]);
+      if (!row) return false;
+      await move(row.trashed);
+      await tx.finish([statement(MOVED, [instanceId, fileId])]);
+      return true;
+    });
+  }
+
+  /** Files whose objects are still to move (a crash cut the move short), across instances (the worker). */
+  unsettled(limit: number): Promise<AbandonedUpload[]> {
+    return this.sql.prepared<AbandonedUpload>(
+      `SELECT f."instanceId", i."address", f."fileId"
+      FROM "File" f JOIN "Instance" i ON i."id" = f."instanceId"
+      WHERE f."bytesMoving" LIMIT $1`,
+      [limit],
+    );
   }
 
   /** The trashed files of the instance, most recently trashed first. */
@@ -349,25 +402,21 @@ export class FileRepository {
   }
 
   markDeleted(instanceId: string, fileId: string, now: Date, actor: Actor): Promise<FileRecord | null> {
-    return this.updated(MARK_DELETED, [instanceId, fileId, now, ...eventValues(actor)]);
+    return this.updated(MARK_DELETED, [instanceId, fileId, now], 'file.deleted', actor);
   }
 
   setPublic(instanceId: string, fileId: string, contentPublic: boolean, now: Date, actor: Actor): Promise<FileRecord | null> {
-    return this.updated(SET_PUBLIC, [instanceId, fileId, contentPublic, now, ...eventValues(actor)]);
+    return this.updated(SET_PUBLIC, [instanceId, fileId, contentPublic, now], publicEvent(contentPublic), actor);
   }
 
   /** Replaces the descriptive metadata (the fileId stays); null when the file is missing. */
   updateMetadata(instanceId: string, fileId: string, metadata: FileMetadata, now: Date, actor: Actor): Promise<FileRecord | null> {
-    return this.updated(UPDATE_METADATA, [
-      instanceId,
-      fileId,
-      metadata.name,
-      metadata.tags,
-      metadata.title,
-      metadata.description,
-      now,
-      ...eventValues(actor),
-    ]);
+    return this.updated(
+      UPDATE_METADATA,
+      [instanceId, fileId, metadata.name, metadata.tags, metadata.title, metadata.description, now],
+      'file.updated',
+      actor,
+    );
   }
 
   /** Grants (or changes) one user's permission on one file; null when the file is missing. */
@@ -389,7 +438,7 @@ export class FileRepository {
   /** Grants one user a permission on every file matching the template, in one transaction. */
   grantMatching(instanceId: string, template: FileTemplate, userId: string, contentReadable: boolean, actor: Actor): Promise<FileRecord[]> {
     return this.reads.transaction(instanceId, async (tx) => {
-      const ids = await matchingIds(tx.plain, instanceId, template, { all: true });
+      const ids = await matchingIds(tx, instanceId, template, { all: true });
       await upsertPermissions(tx, instanceId, ids, userId, contentReadable, actor);
       return findAllIn(tx, instanceId, ids);
     });
@@ -398,7 +447,7 @@ export class FileRepository {
   /** Removes one user's permissions on every file matching the template, in one transaction. */
   revokeMatching(instanceId: string, template: FileTemplate, userId: string, actor: Actor): Promise<FileRecord[]> {
     return this.reads.transaction(instanceId, async (tx) => {
-      const ids = await matchingIds(tx.plain, instanceId, template, { all: true });
+      const ids = await matchingIds(tx, instanceId, template, { all: true });
       await deletePermissions(tx, instanceId, ids, userId, actor);
       return findAllIn(tx, instanceId, ids);
     });
@@ -463,6 +512,27 @@ export class FileRepository {
     return rows.map((row) => row.tag);
   }
 
+  /** One page of the photo timeline within the scope, after `cursor` (from the newest without one). */
+  async photos(instanceId: string, scope: FileScope, cursor: PhotoCursor | undefined, take: number): Promise<Photo[]> {
+    const user = 'userId' in scope ? [scope.userId] : [];
+    const after = cursor ? [cursor.takenAt, cursor.fileId] : ['infinity', ''];
+    return (await this.lagTolerant(instanceId)).prepared<Photo>(PHOTOS[user.length ? 'user' : 'owner'], [
+      instanceId,
+      ...after,
+      take,
+      ...user,
+    ]);
+  }
+
+  /** How many pictures the photo timeline within the scope holds. */
+  async photoCount(instanceId: string, scope: FileScope): Promise<number> {
+    const user = 'userId' in scope ? [scope.userId] : [];
+    const [row] = await (
+      await this.lagTolerant(instanceId)
+    ).prepared<{ total: number }>(PHOTO_COUNT[user.length ? 'user' : 'owner'], [instanceId, ...user]);
+    return row?.total ?? 0;
+  }
+
   /** The records of these ids that exist, in the order given (bulk calls and zip downloads). */
   findAll(instanceId: string, fileIds: string[]): Promise<FileRecord[]> {
     return findAllIn(this.sql, instanceId, fileIds);
@@ -471,12 +541,13 @@ export class FileRepository {
   /** Sets the public flag of every existing file of `fileIds` in one statement; the changed records in the order given. */
   async setPublicMany(instanceId: string, fileIds: string[], contentPublic: boolean, now: Date, actor: Actor): Promise<FileRecord[]> {
     if (fileIds.length === 0) return [];
-    const rows = await this.reads.written(
-      instanceId,
-      this.sql.prepared<FileRow>(SET_PUBLIC_MANY, [instanceId, fileIds, contentPublic, now, ...eventValues(actor)]),
-    );
-    const byId = new Map(rows.map((row) => [row.fileId, fileRecord(row)]));
-    return fileIds.flatMap((id) => byId.get(id) ?? []);
+    return this.reads.transaction(instanceId, async (tx) => {
+      const changed = await tx.prepared<{ fileId: string }>(SET_PUBLIC_MANY, [instanceId, fileIds, contentPublic, now]);
+      const ids = new Set(changed.map((row) => row.fileId));
+      const events = [...ids].map((id) => fileEvent(publicEvent(contentPublic), id));
+      const answers = await tx.finish([...eventStatements(instanceId, events, actor), statement(FILES_BY_IDS, [instanceId, [...ids]])]);
+      return inOrder(answers.at(-1)!.rows as FileRow[], fileIds);
+    });
   }
 
   /** Grants (or changes) one user's permission on every existing file of `fileIds`, in one transaction. */
@@ -501,23 +572,43 @@ export class FileRepository {
   }
 
   /**
-   * Records whether a thumbnail is stored for a Completed file; false when the file is not (or no
-   * longer) Completed, in which case a thumbnail just written belongs to nothing.
+   * Records whether a thumbnail is stored for a Completed file, with the picture's size and when it was
+   * taken (null: none, or the file's dateCreated); false when the file is not (or no longer) Completed, in
+   * which case a thumbnail just written belongs to nothing.
    */
-  async setThumbnail(instanceId: string, fileId: string, stored: boolean): Promise<boolean> {
+  async setThumbnail(
+    instanceId: string,
+    fileId: string,
+    picture: { width: number; height: number; taken: { at: Date; local: Date } | null } | null,
+  ): Promise<boolean> {
+    const taken = picture?.taken;
     const changed = await this.sql.count(
-      `UPDATE "File" SET "thumbnail" = $3 WHERE "instanceId" = $1::uuid AND "fileId" = $2 AND "status" = 'Completed'`,
-      [instanceId, fileId, stored],
+      `UPDATE "File" SET "thumbnail" = $3, "width" = $4, "height" = $5,
+         "takenAt" = CASE WHEN $3 THEN coalesce($6::timestamptz, "dateCreated") END, "takenLocal" = $7::timestamp
+       WHERE "instanceId" = $1::uuid AND "fileId" = $2 AND "status" = 'Completed'`,
+      // The clock as text without a zone: a Date would be sent at the gateway's own offset.
+      [
+        instanceId,
+        fileId,
+        picture !== null,
+        picture?.width ?? null,
+        picture?.height ?? null,
+        taken?.at ?? null,
+        taken ? taken.local.toISOString().slice(0, -1) : null,
+      ],
     );
     return changed > 0;
   }
 
-  /** Uploads still New that were started before `createdBefore`, across all instances, oldest first. */
+  /**
+   * Uploads still New that were started before `createdBefore`, and whose resumable uploads (if any) were
+   * last touched before it too, across all instances, oldest first.
+   */
   abandonedUploads(createdBefore: Date, limit: number): Promise<AbandonedUpload[]> {
     return this.sql.prepared<AbandonedUpload>(
       `SELECT f."instanceId", i."address", f."fileId"
       FROM "File" f JOIN "Instance" i ON i."id" = f."instanceId"
-      WHERE f."status" = 'New' AND f."createdAt" < $1::timestamptz
+      WHERE f."status" = 'New' AND f."createdAt" < $1::timestamptz AND ${noUploadSince(1)}
       ORDER BY f."createdAt" LIMIT $2`,
       [createdBefore, limit],
     );
@@ -554,8 +645,8 @@ export class FileRepository {
   ): Promise<boolean> {
     return this.reads.transaction(instanceId, async (tx) => {
       const locked = await tx.prepared(
-        `SELECT 1 FROM "File"
-        WHERE "instanceId" = $1::uuid AND "fileId" = $2 AND "status" = 'New' AND "createdAt" < $3::timestamptz
+        `SELECT 1 FROM "File" f
+        WHERE f."instanceId" = $1::uuid AND f."fileId" = $2 AND f."status" = 'New' AND f."createdAt" < $3::timestamptz AND ${noUploadSince(3, '$1::uuid')}
         FOR UPDATE`,
         [instanceId, fileId, createdBefore],
       );
@@ -567,10 +658,14 @@ export class FileRepository {
     });
   }
 
-  /** One UPDATE … RETURNING of one file; `values` start with the instance id ($1). */
-  private async updated(text: string, values: [instanceId: string, ...rest: unknown[]]): Promise<FileRecord | null> {
-    const [row] = await this.reads.written(values[0], this.sql.prepared<FileRow>(text, values));
-    return row ? fileRecord(row) : null;
+  /** One change of one file (`text`: updateFile's), its event and the file read back; `values` start with the instance and the file. */
+  private updated(
+    text: string,
+    values: [instanceId: string, fileId: string, ...rest: unknown[]],
+    type: string,
+    actor: Actor,
+  ): Promise<FileRecord | null> {
+    return this.reads.transaction(values[0], (tx) => changedFile(tx, text, values, type, actor));
   }
 }
 
@@ -582,14 +677,59 @@ async function findIn(sql: Sql, instanceId: string, fileId: string): Promise<Fil
 /** The records of these ids, in the order given. */
 async function findAllIn(sql: Sql, instanceId: string, ids: string[]): Promise<FileRecord[]> {
   if (ids.length === 0) return [];
-  const found = await sql.prepared<FileRow>(FILES_BY_IDS, [instanceId, ids]);
-  const byId = new Map(found.map((row) => [row.fileId, fileRecord(row)]));
+  return inOrder(await sql.prepared<FileRow>(FILES_BY_IDS, [instanceId, ids]), ids);
+}
+
+/** The records of rows in the order of `ids` (ids without a row left out). */
+function inOrder(rows: FileRow[], ids: string[]): FileRecord[] {
+  const byId = new Map(rows.map((row) => [row.fileId, fileRecord(row)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** Inserts or updates one user's permission on each existing file of `ids`; the ids it touched. */
-const PERMISSION_OBJECT = `jsonb_build_object('fileId', "fileId", 'userId', "userId", 'contentReadable', "contentReadable")`;
+/**
+ * A change of one file in `tx` (`text`: updateFile's; `values` start with the instance and the file), then
+ * its event and the file read back, sent with the COMMIT; null when nothing changed.
+ */
+async function changedFile(
+  tx: TransactionStatements,
+  text: string,
+  values: [instanceId: string, fileId: string, ...rest: unknown[]],
+  type: string,
+  actor: Actor,
+): Promise<FileRecord | null> {
+  const [instanceId, fileId] = values;
+  const [row] = await tx.prepared(text, values);
+  return row ? finishWithFile(tx, instanceId, fileId, [fileEvent(type, fileId)], actor) : null;
+}
 
+/** Ends the transaction with its events, reading the file back in the same round trip. */
+async function finishWithFile(
+  tx: TransactionStatements,
+  instanceId: string,
+  fileId: string,
+  events: NewEvent[],
+  actor: Actor,
+): Promise<FileRecord | null> {
+  const answers = await tx.finish([...eventStatements(instanceId, events, actor), statement(FILE_BY_ID, [instanceId, fileId])]);
+  const [row] = answers.at(-1)!.rows as FileRow[];
+  return row ? fileRecord(row) : null;
+}
+
+/** $1 instance, $2 user, $3 content readable, then each file. */
+const upsertPermissionRows = (count: number) =>
+  `INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable") VALUES ${Array.from(
+    { length: count },
+    (_, i) => `($1::uuid, $${4 + i}, $2::uuid, $3::boolean)`,
+  ).join(', ')}
+  ON CONFLICT ("instanceId", "fileId", "userId") DO UPDATE SET "contentReadable" = EXCLUDED."contentReadable"`;
+
+/** Files of one permission INSERT. */
+const PERMISSIONS_PER_INSERT = 100;
+
+/**
+ * Inserts or updates one user's permission on each existing file of `ids`, with their events; the ids it
+ * touched. The files are locked against removal (an abandoned upload's sweep) until the transaction ends.
+ */
 async function upsertPermissions(
   sql: Sql,
   instanceId: string,
@@ -599,40 +739,43 @@ async function upsertPermissions(
   actor: Actor,
 ): Promise<string[]> {
   if (ids.length === 0) return [];
-  const rows = await sql.prepared<{ fileId: string }>(
-    `WITH "shared" AS (
-      INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable")
-      SELECT f."instanceId", f."fileId", $3::uuid, $4::boolean
-      FROM "File" f WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($2::text[])
-      ON CONFLICT ("instanceId", "fileId", "userId") DO UPDATE SET "contentReadable" = EXCLUDED."contentReadable"
-      RETURNING "fileId", "userId", "contentReadable"
-    ),
-    ${eventCte('"shared"', `'file.shared'`, PERMISSION_OBJECT, 5)}
-    SELECT "fileId" FROM "shared"`,
-    [instanceId, ids, userId, contentReadable, ...eventValues(actor)],
-  );
-  return rows.map((row) => row.fileId);
+  const existing = (
+    await sql.prepared<{ fileId: string }>(
+      `SELECT "fileId" FROM "File" WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) ORDER BY "fileId" FOR KEY SHARE`,
+      [instanceId, ids],
+    )
+  ).map((row) => row.fileId);
+  if (existing.length === 0) return [];
+  const statements: Statement[] = [];
+  for (let start = 0; start < existing.length; start += PERMISSIONS_PER_INSERT) {
+    const chunk = existing.slice(start, start + PERMISSIONS_PER_INSERT);
+    statements.push(statement(upsertPermissionRows(chunk.length), [instanceId, userId, contentReadable, ...chunk]));
+  }
+  const events = existing.map((fileId) => ({ type: 'file.shared', object: { fileId, userId, contentReadable } }));
+  await sql.batch([...statements, ...eventStatements(instanceId, events, actor)]);
+  return existing;
 }
 
-/** Removes one user's permission on each file of `ids` (a user id that is no uuid holds none). */
+/** Removes one user's permission on each file of `ids` (a user id that is no uuid holds none), with their events. */
 async function deletePermissions(sql: Sql, instanceId: string, ids: string[], userId: string, actor: Actor): Promise<void> {
   if (ids.length === 0 || !isUuid(userId)) return;
-  await sql.prepared(
-    `WITH "unshared" AS (
-      DELETE FROM "FilePermission" WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) AND "userId" = $3::uuid
-      RETURNING "fileId", "userId"
-    ),
-    ${eventCte('"unshared"', `'file.unshared'`, `jsonb_build_object('fileId', "fileId", 'userId', "userId")`, 4)}
-    SELECT count(*) FROM "unshared"`,
-    [instanceId, ids, userId, ...eventValues(actor)],
+  const removed = await sql.prepared<{ fileId: string }>(
+    `DELETE FROM "FilePermission" WHERE "instanceId" = $1::uuid AND "fileId" = ANY($2::text[]) AND "userId" = $3::uuid RETURNING "fileId"`,
+    [instanceId, ids, userId],
+  );
+  await writeEvents(
+    sql,
+    instanceId,
+    removed.map(({ fileId }) => ({ type: 'file.unshared', object: { fileId, userId } })),
+    actor,
   );
 }
 
 /** The ids of the files matching the template, newest lastUpdated first (bulk grants, in their transaction). */
-async function matchingIds(rows: Rows, instanceId: string, template: FileTemplate, scope: FileScope): Promise<string[]> {
+async function matchingIds(sql: Sql, instanceId: string, template: FileTemplate, scope: FileScope): Promise<string[]> {
   const { where, values } = searchConditions(instanceId, template, scope);
   const text = `SELECT f."fileId" FROM "File" f WHERE ${where.join(' AND ')} ORDER BY f."lastUpdated" DESC, f."fileId"`;
-  return (await rows<{ fileId: string }>(text, values)).map((row) => row.fileId);
+  return (await sql.plain<{ fileId: string }>(text, values)).map((row) => row.fileId);
 }
 
 /** The WHERE conditions of a template search (`f` is the file) and their values: every value is bound. */
@@ -663,7 +806,7 @@ function scopeConditions(scope: FileScope, values: unknown[]): string[] {
   // A semi-join on FilePermission's (instanceId, userId) index, whatever the number of files.
   return [
     `EXISTS (SELECT 1 FROM "FilePermission" sp
-      WHERE sp."instanceId" = f."instanceId" AND sp."fileId" = f."fileId" AND sp."userId" = $${values.push(scope.userId)}::uuid)`,
+      WHERE sp."instanceId" = $1::uuid AND sp."fileId" = f."fileId" AND sp."userId" = $${values.push(scope.userId)}::uuid)`,
   ];
 }
 
@@ -685,8 +828,8 @@ function listingConditions(instanceId: string, q: ListingQuery, scope: FileScope
   if (q.contentPublic !== undefined) where.push(`f."contentPublic" = ${bind(q.contentPublic)}`);
   if (q.shared !== undefined) {
     where.push(`${q.shared ? '' : 'NOT '}EXISTS (SELECT 1 FROM "FilePermission" op
-      JOIN "User" ou ON ou."instanceId" = op."instanceId" AND ou."id" = op."userId"
-      WHERE op."instanceId" = f."instanceId" AND op."fileId" = f."fileId" AND ou."kind" <> 'owner')`);
+      JOIN "User" ou ON ou."instanceId" = $1::uuid AND ou."id" = op."userId"
+      WHERE op."instanceId" = $1::uuid AND op."fileId" = f."fileId" AND ou."kind" <> 'owner')`);
   }
   where.push(...scopeConditions(scope, values));
   return { where, values };

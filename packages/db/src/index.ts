@@ -8,6 +8,8 @@ export { UserRepository, type Account, type AccountsChanged, type NewUser, type 
 export * from './password-resets';
 export * from './totp';
 export * from './files';
+export * from './links';
+export * from './uploads';
 export * from './applications';
 export * from './data';
 export * from './data-changes';
@@ -25,3 +27,4 @@ export { SYSTEM, type Actor, type ActorKind } from './outbox';
 export * from './events';
 export * from './webhooks';
 export * from './portability';
+export * from './console';

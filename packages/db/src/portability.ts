@@ -3,8 +3,11 @@
 // instance in ONE transaction (all or nothing), serialised per instance by an advisory lock.
 import { randomUUID } from 'node:crypto';
 import type { GatewayDb } from './clients';
+import type { ShareLinkRecord } from './links';
+import type { ActorKind } from './outbox';
 import { ReadRouting } from './replica';
 import { postgresErrorCode, sqlOn, transaction, UNIQUE_VIOLATION, type Sql } from './sql';
+import { eventsIn } from './events';
 import { recountUsage } from './usage';
 
 export type PortabilityKind = 'export' | 'import';
@@ -117,13 +120,18 @@ export interface RecordExportRow {
 export interface ActivityExportRow {
   key: string;
   type: string;
-  actorKind: 'owner' | 'user' | 'application' | 'system';
+  actorKind: ActorKind;
   actorId: string | null;
   object: Record<string, unknown>;
   address: string | null;
   at: Date;
   times: number;
 }
+
+/** A share link as an export reads it (links.ts's record, the same columns). */
+export type LinkExportRow = ShareLinkRecord;
+/** The id before every link's, where `linksPage` starts. */
+export const NO_LINK_BEFORE = '00000000-0000-0000-0000-000000000000';
 
 export type JobOutcome = { status: 'ready' | 'done' | 'failed'; at: Date; expiresAt?: Date; result?: unknown } & Partial<JobProgress>;
 
@@ -294,7 +302,7 @@ export class PortabilityRepository {
       `SELECT u."id", u."username", u."email", u."fullName", u."kind", u."disabled", u."createdAt",
         (SELECT json_agg(json_build_object('namespace', g."namespace", 'endpoint', g."endpoint", 'access', g."access")
            ORDER BY g."namespace", g."endpoint", g."access")
-         FROM "DataGrant" g WHERE g."instanceId" = u."instanceId" AND g."userId" = u."id") AS "grants"
+         FROM "DataGrant" g WHERE g."instanceId" = $1::uuid AND g."userId" = u."id") AS "grants"
       FROM "User" u WHERE u."instanceId" = $1::uuid ORDER BY (u."kind" <> 'owner'), u."createdAt", u."username"`,
       [instanceId],
     );
@@ -329,7 +337,7 @@ export class PortabilityRepository {
         COALESCE((SELECT json_agg(json_build_object('createdAt', p."createdAt", 'purpose', p."purpose", 'start', p."start",
             'period', p."period", 'cancelAtPeriodEnd', p."cancelAtPeriodEnd", 'termsUrl', p."termsUrl", 'bundleName', p."bundleName",
             'accepted', p."accepted", 'canceledAt', p."canceledAt") ORDER BY p."id")
-          FROM "DataDebitPermission" p WHERE p."instanceId" = d."instanceId" AND p."debitKey" = d."key"), '[]') AS "permissions"
+          FROM "DataDebitPermission" p WHERE p."instanceId" = $1::uuid AND p."debitKey" = d."key"), '[]') AS "permissions"
       FROM "DataDebit" d WHERE d."instanceId" = $1::uuid ORDER BY d."key"`,
       [instanceId],
     );
@@ -341,7 +349,7 @@ export class PortabilityRepository {
       `SELECT f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size"::text AS "size",
         f."contentPublic", f."uploaderId", f."dateCreated", f."lastUpdated",
         COALESCE((SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable") ORDER BY p."userId")
-          FROM "FilePermission" p WHERE p."instanceId" = f."instanceId" AND p."fileId" = f."fileId"), '[]') AS "permissions"
+          FROM "FilePermission" p WHERE p."instanceId" = $1::uuid AND p."fileId" = f."fileId"), '[]') AS "permissions"
       FROM "File" f WHERE f."instanceId" = $1::uuid AND f."status" <> 'New' AND f."fileId" > $2
       ORDER BY f."fileId" LIMIT $3`,
       [instanceId, after, limit],
@@ -354,7 +362,7 @@ export class PortabilityRepository {
     return (await this.exported(instanceId)).prepared<RecordExportRow>(
       `SELECT r."namespace", r."endpoint", r."recordId", r."data", r."createdAt", r."userId", r."seq"::text AS "seq",
         COALESCE((SELECT array_agg(l."linkedId"::text ORDER BY l."linkedId") FROM "DataRecordLink" l
-          WHERE l."instanceId" = r."instanceId" AND l."recordId" = r."recordId"), '{}') AS "links"
+          WHERE l."instanceId" = $1::uuid AND l."recordId" = r."recordId"), '{}') AS "links"
       FROM "DataRecord" r WHERE r."instanceId" = $1::uuid AND (r."namespace", r."endpoint", r."seq") > ($2, $3, $4::bigint)
       ORDER BY r."namespace", r."endpoint", r."seq" LIMIT $5`,
       [instanceId, cursor.namespace, cursor.endpoint, cursor.seq, limit],
@@ -365,11 +373,26 @@ export class PortabilityRepository {
    * The activity log in key order after `after` (a key of the same kind, '-1' before the first): the
    * changes of the outbox and the reads kept, each by id (the order they were written in). Keyset pages, so an export holds one page at a time.
    */
+  /** A page of `limit` rows after the key `after`: each change of a row that holds several (events.ts) an entry of its own. */
   async activityPage(instanceId: string, kind: 'change' | 'read', after: string, limit: number): Promise<ActivityExportRow[]> {
-    const table = kind === 'change' ? '"Event"' : '"ReadActivity"';
-    return (await this.exported(instanceId)).prepared<ActivityExportRow>(
-      `SELECT "id"::text AS "key", "type", "actorKind", "actorId", "object", "address", "at", ${kind === 'change' ? '1' : '"times"'} AS "times"
+    const [table, times, count] = kind === 'change' ? ['"Event"', '1', '"count"'] : ['"ReadActivity"', '"times"', '1'];
+    const rows = await (
+      await this.exported(instanceId)
+    ).prepared<ActivityExportRow & { count: number }>(
+      `SELECT "id"::text AS "key", "type", "actorKind", "actorId", "object", "address", "at", ${times} AS "times", ${count} AS "count"
       FROM ${table} WHERE "instanceId" = $1::uuid AND "id" > $2::bigint ORDER BY "id" LIMIT $3`,
+      [instanceId, after, limit],
+    );
+    return rows.flatMap(eventsIn);
+  }
+
+  /** The share links after the link `after` (NO_LINK_BEFORE before the first), by id: never their token hash or password hash. */
+  async linksPage(instanceId: string, after: string, limit: number): Promise<LinkExportRow[]> {
+    return (await this.exported(instanceId)).prepared<LinkExportRow>(
+      `SELECT l."id", l."passwordHash" IS NOT NULL AS "hasPassword", l."expiresAt", l."downloadLimit", l."downloads", l."views",
+        l."lastUsedAt", l."allowDownload", l."createdAt", l."revokedAt",
+        ARRAY(SELECT lf."fileId" FROM "ShareLinkFile" lf WHERE lf."instanceId" = $1::uuid AND lf."linkId" = l."id" ORDER BY lf."position") AS "fileIds"
+      FROM "ShareLink" l WHERE l."instanceId" = $1::uuid AND l."id" > $2::uuid ORDER BY l."id" LIMIT $3`,
       [instanceId, after, limit],
     );
   }
@@ -550,12 +573,14 @@ export class Restorer {
     records: { namespace: string; endpoint: string; recordId: string; data: unknown; createdAt: string; userId: string | null }[],
   ): Promise<void> {
     if (records.length === 0) return;
+    // Each record counts the bytes of its JSON text, as a record written through the API does (data.ts).
+    const counted = records.map((record) => ({ ...record, bytes: Buffer.byteLength(JSON.stringify(record.data) ?? 'null') }));
     await this.tx.prepared(
-      `INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "createdAt", "userId")
-      SELECT $1::uuid, (r->>'recordId')::uuid, r->>'namespace', r->>'endpoint', r->'data', (r->>'createdAt')::timestamptz,
+      `INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "bytes", "createdAt", "userId")
+      SELECT $1::uuid, (r->>'recordId')::uuid, r->>'namespace', r->>'endpoint', r->'data', (r->>'bytes')::int, (r->>'createdAt')::timestamptz,
         (r->>'userId')::uuid
       FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(r, n) ORDER BY t.n`,
-      [this.instanceId, JSON.stringify(records)],
+      [this.instanceId, JSON.stringify(counted)],
     );
   }
 

@@ -1,8 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { ApiError, type ErrorKind } from './errors';
 import type { Logger } from '@pds/runtime';
-import type { Metrics } from '@pds/runtime';
-import { requestEnvelope } from './routing/envelope';
+import { requestEnvelope, type EnvelopeOptions } from './routing/envelope';
 import { sendError } from './routing/render';
 import { checkRequestTarget } from './url';
 
@@ -10,12 +9,12 @@ import { checkRequestTarget } from './url';
  * An express app with what every request gets (id, access log, security headers, timing) and the
  * request target check. Declared routes read their own bodies (routing/serve.ts); the app parses none.
  */
-export function createBaseApp(logger: Logger, options: { metrics?: Metrics } = {}): Express {
+export function createBaseApp(logger: Logger, options: EnvelopeOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   // No ETag: these are per-caller API answers that no client revalidates, and express would hash every body for it.
   app.set('etag', false);
-  app.use(requestEnvelope(logger, options.metrics));
+  app.use(requestEnvelope(logger, options));
   app.use(checkRequestTarget);
   return app;
 }

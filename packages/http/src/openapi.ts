@@ -101,7 +101,12 @@ function responsesOf(op: AnyRoute): Record<string, unknown> {
         : Number(status) >= 400
           ? errorContent
           : undefined;
-    responses[status] = { description: response.description, ...(content ? { content } : {}) };
+    const headers = response.headers
+      ? Object.fromEntries(
+          Object.entries(response.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+        )
+      : undefined;
+    responses[status] = { description: response.description, ...(headers ? { headers } : {}), ...(content ? { content } : {}) };
   }
   responses['4XX'] = {
     description: 'Refused: `{error, message}` says why (bad input, no or wrong token, not found, rate limited …)',

@@ -38,6 +38,8 @@ export class DexPushService {
     if (parsed.record.id !== input.appId) throw ApiError.badRequest(`record.id: must equal the path's app id ${input.appId}`);
 
     const stored = await this.apps.storePushed(tenant.instance.id, input.appId, parsed.record, version, this.clock());
-    return { message: stored ? 'Stored' : 'Ignored: a newer version is stored', appId: input.appId, version };
+    const app = await this.apps.find(tenant.instance.id, input.appId);
+    const setUp = Boolean(app?.setup && app.enabled);
+    return { message: stored ? 'Stored' : 'Ignored: a newer version is stored', appId: input.appId, version, setUp };
   }
 }

@@ -132,7 +132,11 @@ export function applicationRoutes(apps: ApplicationService, push: DexPushService
       params: appParams,
       body: pushSchema,
       responses: {
-        200: { description: 'Stored, or ignored as older', body: z.object({ message: z.string(), appId: z.string(), version: z.int() }) },
+        200: {
+          description:
+            'Stored, or ignored as older; `setUp`: whether the owner has the app set up (dex offers its administrators to push to those)',
+          body: z.object({ message: z.string(), appId: z.string(), version: z.int(), setUp: z.boolean() }),
+        },
       },
       handle: async ({ tenant, params, body }) => json(await push.receive(tenant, { appId: params.appId, push: body })),
     }),

@@ -55,12 +55,15 @@ export function accountRoutes(auth: AuthService, passwords: PasswordService, tot
       access: 'instance',
       tag,
       summary: 'Choose a new password with a mailed link',
-      description: 'An unknown, used or expired link is a 401. Every token issued before the reset is refused from then on.' + NEW_TOKEN,
+      description:
+        'An unknown, used or expired link is a 401. Every token issued before the reset is refused from then on. ' +
+        'Rate limited per client address, and per instance for the addresses whose links failed (429 with Retry-After).' +
+        NEW_TOKEN,
       params: z.object({ token: z.string().max(256) }),
       body: z.object({ newPassword: z.string().max(256) }),
       responses: { 200: { description: 'The password is set', body: message('Password reset') } },
-      async handle({ tenant, params, body }) {
-        const token = await passwords.confirmReset(tenant, params.token, body.newPassword);
+      async handle({ tenant, client, params, body }) {
+        const token = await passwords.confirmReset(tenant, client, params.token, body.newPassword);
         return json({ message: 'Password reset' }, 200, { 'X-Auth-Token': token });
       },
     }),

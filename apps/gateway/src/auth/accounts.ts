@@ -1,17 +1,18 @@
 // The account state that every authenticated request checks (the user behind a token: disabled,
-// deleted; an app token's app: enabled, bound to that account), cached per instance. Any change to
-// an instance's accounts is announced through `changed`, and every gateway drops that instance's
-// entries (invalidation.ts), so a disabled account is refused everywhere within moments.
+// deleted; an app token's app: enabled, bound to that account), and the data grants every data call
+// of an app or user checks, cached per instance. Any change to an instance's accounts, apps or grants
+// is announced through `changed`, and every gateway drops that instance's entries (invalidation.ts),
+// so a disabled account or a revoked grant is refused everywhere within moments.
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
-import type { Account, AccountsChanged, Application, ApplicationRepository, UserRepository } from '@pds/db';
+import type { Account, AccountsChanged, Application, ApplicationRepository, DataGrant, DataGrantRepository, UserRepository } from '@pds/db';
 import type { Invalidation, InvalidationListener, InvalidationMessage } from '../instances/invalidation';
 
 /** What the app-token check needs of an app. */
 export type AppState = Pick<Application, 'enabled' | 'userId'>;
 
 interface Entry {
-  value: Account | AppState | null;
+  value: Account | AppState | DataGrant[] | null;
   readAt: number;
 }
 
@@ -26,6 +27,7 @@ export class AccountCache implements InvalidationListener {
   constructor(
     private readonly users: UserRepository,
     private readonly apps: ApplicationRepository,
+    private readonly grantRows: DataGrantRepository,
     private readonly invalidation: Invalidation,
     /** Counts lookups for the hit-ratio metric (see Metrics.cache of @pds/http). */
     private readonly options: { stats?: { hit(): void; miss(): void } } = {},
@@ -45,6 +47,11 @@ export class AccountCache implements InvalidationListener {
       const app = await this.apps.find(instanceId, appId);
       return app && { enabled: app.enabled, userId: app.userId };
     }) as Promise<AppState | null>;
+  }
+
+  /** The account's data grants (DataAccessPolicy, EventVisibility). */
+  grants(instanceId: string, userId: string): Promise<DataGrant[]> {
+    return this.cached(instanceId, `grants ${userId}`, () => this.grantRows.grants(instanceId, userId)) as Promise<DataGrant[]>;
   }
 
   forget(message: InvalidationMessage): void {

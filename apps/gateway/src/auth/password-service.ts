@@ -1,12 +1,11 @@
 // Changing a password (knowing the current one) and resetting it by a mailed link. Either ends every
 // session of the account begun before it (sessionsEndAt), on every gateway (the cached account carries it).
 import type { PasswordResetRepository, User, UserRepository } from '@pds/db';
-import { ApiError, type RateLimit } from '@pds/http';
-import type { Clock } from '@pds/tokens';
+import { ApiError, limitedAddress, type AccountLimit, type RateLimit } from '@pds/http';
+import { type Clock, hashPassword, passwordProblem, verifyPassword } from '@pds/tokens';
 import type { Caller } from '../context';
 import type { ResolvedInstance } from '../instances/registry';
 import type { Mailer } from '../mail/mailer';
-import { hashPassword, passwordProblem, verifyPassword } from './passwords';
 import { resetTokenHash } from './reset-tokens';
 import { sessionsEndAt, type AuthService } from './service';
 
@@ -29,8 +28,11 @@ export class PasswordService {
     private readonly auth: AuthService,
     private readonly mailer: Mailer,
     private readonly clock: Clock,
-    /** Reset requests per client address of an instance, and per instance. */
-    private readonly limits: { client: RateLimit; instance: RateLimit },
+    /**
+     * Reset requests per client address of an instance, and per instance; tries of a link per client
+     * address of an instance, and failed ones per instance (AccountLimit: links go to its owner alone).
+     */
+    private readonly limits: { client: RateLimit; instance: RateLimit; confirmClient: RateLimit; confirmAccount: AccountLimit },
   ) {}
 
   /** The caller's own password (owner or user, never an app); a new token for the session, as all older ones end. */
@@ -55,23 +57,34 @@ export class PasswordService {
    * Every request does exactly this, so neither the answer nor its time tells whether the address matched.
    */
   async requestReset(tenant: ResolvedInstance, client: { ip: string }, email: string): Promise<void> {
-    await this.limits.client.consume(`${tenant.instance.id}:${client.ip}`);
+    await this.limits.client.consume(`${tenant.instance.id}:${limitedAddress(client.ip)}`);
     await this.limits.instance.consume(tenant.instance.id);
     await this.mailer.requestPasswordReset({ instanceId: tenant.instance.id, address: tenant.instance.address, email });
   }
 
-  /** Sets the password a valid link was mailed for and uses the link up; a token for the new session. */
-  async confirmReset(tenant: ResolvedInstance, token: string, newPassword: string): Promise<string> {
+  /**
+   * Sets the password a valid link was mailed for and uses the link up; a token for the new session.
+   * Links are 256 random bits, so guessing one is hopeless; the limits keep anyone from trying at length.
+   */
+  async confirmReset(tenant: ResolvedInstance, client: { ip: string }, token: string, newPassword: string): Promise<string> {
     const instanceId = tenant.instance.id;
+    const address = limitedAddress(client.ip);
+    await this.limits.confirmClient.consume(`${instanceId}:${address}`);
+    await this.limits.confirmAccount.check(instanceId, address);
     const hash = resetTokenHash(token);
     const now = this.clock();
     const userId = await this.resets.find(instanceId, hash, now);
     const user = userId && (await this.users.findById(instanceId, userId));
-    if (!user) throw invalidToken();
+    if (!user) {
+      await this.limits.confirmAccount.fail(instanceId, address);
+      throw invalidToken();
+    }
     // Judged before the link is used, so a weak choice can be corrected with the same link.
     requireStrong(newPassword, user);
+    // Not a guess when it fails here: the link was found a moment ago, and another request used it first.
     const used = await this.resets.use(instanceId, hash, now, await hashPassword(newPassword), sessionsEndAt(now));
     if (!used) throw invalidToken();
+    await this.limits.confirmAccount.succeed(instanceId, address);
     return this.auth.issue(tenant, { id: user.id, kind: user.kind, disabled: user.disabled, tokensValidAfter: used.tokensValidAfter });
   }
 }

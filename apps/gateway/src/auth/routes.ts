@@ -60,7 +60,8 @@ export function authRoutes(auth: AuthService, logins: LoginService, pages: Conso
       tag: 'auth',
       summary: 'Log in with username and password headers',
       description:
-        'Rate limited per client and instance (429 with Retry-After). The token is also in the X-Auth-Token response header. ' +
+        'Rate limited per client and instance, and per account for the addresses that failed on it (429 with Retry-After). ' +
+        'The token is also in the X-Auth-Token response header. ' +
         'With two-factor authentication on, a password alone gets 401 with a message asking for the code in X-Totp.',
       headers: credentials,
       responses: { 200: { description: 'A token for the account', body: tokenBody } },

@@ -10,11 +10,12 @@ import {
   TokenRefused,
   type VerifiedTokenCache,
   verifyToken,
+  DECOY_HASH,
+  verifyPassword,
 } from '@pds/tokens';
 import type { Caller } from '../context';
 import type { AccountCache } from './accounts';
 import type { ResolvedInstance } from '../instances/registry';
-import { DECOY_HASH, verifyPassword } from './passwords';
 
 const SCOPE_OF_KIND: Record<UserKind, AccessScope> = { owner: 'owner', user: 'user', application: 'application' };
 

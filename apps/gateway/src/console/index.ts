@@ -1,10 +1,10 @@
 // Wiring of the web console: where its build is, which origins its CSP allows.
 import { consoleDist } from '@pds/console';
-import type { Config } from '@pds/config';
+import { instanceUrl, type Config } from '@pds/config';
 import type { ApplicationRepository } from '@pds/db';
 import type { TrustProxy } from '@pds/http';
 import type { Logger } from '@pds/runtime';
-import { originOf } from './csp';
+import { blobOriginOf, originOf } from '@pds/http';
 import { consoleBuilt, ConsolePages } from './routes';
 
 export { ConsolePages, wantsPage } from './routes';
@@ -25,9 +25,10 @@ export function consolePages(
   return new ConsolePages({
     dist,
     clusterDomain: config.CLUSTER_DOMAIN,
+    signupUrl: `${instanceUrl(config, config.CLUSTER_DOMAIN)}/`,
     trust,
     instanceExists,
-    blobOrigin: config.STORAGE === 's3' && config.S3_ENDPOINT ? originOf(config.S3_ENDPOINT) : undefined,
+    blobOrigin: blobOriginOf(config),
     logoOrigins: async (instanceId: string) =>
       (await apps.list(instanceId)).flatMap((app) => originOf((app.record as { logoUrl?: string }).logoUrl ?? '') ?? []),
   });

@@ -12,12 +12,14 @@ import express, { Router, type RequestHandler, type Response } from 'express';
 import { clientOf, type Reply, type TrustProxy } from '@pds/http';
 import type { ResolvedInstance } from '../instances/registry';
 import { addressOfHost } from '../instances/tenancy';
-import { consoleCsp, type CspSources } from './csp';
+import { consoleCsp, type CspSources } from '@pds/http';
 
 export interface ConsoleOptions {
   /** The console's build folder; when it holds no build the console is off and GET / stays JSON. */
   dist: string;
   clusterDomain: string;
+  /** The cluster's sign-up page as the public reaches it (`http://pds.localhost:8080/`). */
+  signupUrl: string;
   trust: TrustProxy;
   /** Whether an instance lives at an address (the unknown-address page is for the others). */
   instanceExists(address: string): Promise<boolean>;
@@ -45,6 +47,15 @@ const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"
 function consolePage(html: string, logoOrigins: string[]): string {
   const meta = `<meta name="pds-logo-origins" content="${escapeAttribute(logoOrigins.join(' '))}" />`;
   return html.replace('</head>', `${meta}</head>`);
+}
+
+/**
+ * The unknown-address page with its link to the cluster's sign-up page. Made here, not in the browser:
+ * the address the page was asked at may be no name under the cluster (`127.0.0.1:8080`,
+ * `localhost:8080`, as the start banner prints the gateway), and one label up from it leads nowhere.
+ */
+function unknownPage(html: string, signupUrl: string): string {
+  return html.replace(/(<a id="signup"[^>]*\shref=")[^"]*(")/, `$1${escapeAttribute(signupUrl)}$2`);
 }
 
 export function consoleBuilt(dist: string): boolean {
@@ -106,8 +117,9 @@ export class ConsolePages {
       const host = addressOfHost(clientOf(req, this.options.trust).host);
       if (host === this.options.clusterDomain || !wantsPage(req, req.query as ParsedUrlQuery)) return next();
       if (host && (await this.options.instanceExists(host))) return next();
-      res.status(404).set(pageHeaders(bareCsp));
-      res.sendFile(path.join(this.options.dist, 'unknown.html'));
+      const html = await readFile(path.join(this.options.dist, 'unknown.html'), 'utf8');
+      res.status(404).set(pageHeaders(bareCsp)).type('html');
+      res.send(unknownPage(html, this.options.signupUrl));
     });
     return router;
   }

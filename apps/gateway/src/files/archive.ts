@@ -35,6 +35,9 @@ export interface ArchiveAddress {
   name: string;
 }
 
+/** What a zip entry is made of: the file's bytes (by id), its name and its time. */
+export type ZipEntry = Pick<FileRecord, 'fileId' | 'name'> & { lastUpdated: Date | string };
+
 /** A zip being made: its name, and the bytes to send (they end once every file is in). */
 export interface ArchiveStream {
   name: string;
@@ -64,6 +67,14 @@ export class ArchiveService {
     const selection = /^[\w-]{32}$/.test(id) ? await this.deps.selections.load(id) : null;
     if (!selection || selection.instanceId !== tenant.instance.id) throw ApiError.forbidden(EXPIRED);
     const files = await this.readable(tenant, selection.viewer, selection.fileIds);
+    return { name: this.name(), stream: this.zip(tenant, files) };
+  }
+
+  /**
+   * The zip of `files` (whose reading the caller has decided), streamed as it is made: each file is read
+   * from the store only when the zip reaches it, and one that cannot be read ends the stream in error.
+   */
+  zip(tenant: ResolvedInstance, files: ZipEntry[]): Readable {
     const zip = new ZipFile();
     const output = zip.outputStream as PassThrough;
     // A file that cannot be read ends the download in error: a zip missing a file must not look whole.
@@ -74,7 +85,7 @@ export class ArchiveService {
     output.once('close', () => reading?.destroy());
     const names = new UniqueNames();
     for (const file of files) {
-      const options = { mtime: file.lastUpdated, compress: !STORED_KINDS.has(kindOf(file.name)) };
+      const options = { mtime: new Date(file.lastUpdated), compress: !STORED_KINDS.has(kindOf(file.name)) };
       // Each file is opened only when the zip reaches it.
       zip.addReadStreamLazy(names.take(file.name), options, (done) => {
         this.deps.store.read(objectKey(tenant.instance.address, file.fileId)).then((blob) => {
@@ -86,7 +97,7 @@ export class ArchiveService {
       });
     }
     zip.end();
-    return { name: this.name(), stream: output };
+    return output;
   }
 
   /** The Completed files of `fileIds` whose content the viewer may read, in the order given. */
@@ -94,7 +105,8 @@ export class ArchiveService {
     return (await this.deps.files.findAll(tenant.instance.id, fileIds)).filter((file) => contentReadable(viewer, file));
   }
 
-  private name(): string {
+  /** The name a zip is saved as: `files-2026-11-21.zip`. */
+  name(): string {
     return `files-${this.deps.clock().toISOString().slice(0, 10)}.zip`;
   }
 }

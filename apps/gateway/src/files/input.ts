@@ -121,21 +121,22 @@ export type ListingInput = z.output<typeof listingQuery>;
 /** The most files one bulk call or one zip download names. */
 export const MAX_SELECTION = 1000;
 
-const selection = z
+/** fileIds of a bulk call, a zip or a share link: 1 to MAX_SELECTION of them, each once. */
+export const fileSelection = z
   .array(limited(2048))
   .min(1, 'must name at least one file')
   .max(MAX_SELECTION, `must name at most ${MAX_SELECTION} files`)
   .transform((ids) => [...new Set(ids)]);
 
 /** POST /files/archive. */
-export const archiveSchema = z.object({ fileIds: selection });
+export const archiveSchema = z.object({ fileIds: fileSelection });
 
 export const BULK_ACTIONS = ['delete', 'share', 'unshare', 'public', 'private'] as const;
 
 /** POST /files/bulk: `userId` is required to share or unshare; `content` lets a share read the bytes too. */
 export const bulkSchema = z
   .object({
-    fileIds: selection,
+    fileIds: fileSelection,
     action: z.enum(BULK_ACTIONS),
     userId: z.string().max(64).optional(),
     content: z.boolean().default(false),
@@ -147,3 +148,37 @@ export const bulkSchema = z
   });
 
 export type BulkInput = z.output<typeof bulkSchema>;
+
+export const PHOTOS_MAX_TAKE = 500;
+
+/**
+ * Where a page of the photo timeline starts, as clients carry it: the base64url JSON of the last
+ * picture's [takenAt, fileId]. Opaque to clients; anything else is a 400.
+ */
+const photoCursor = z
+  .string()
+  .max(4096)
+  .transform((text, ctx) => {
+    try {
+      const [date, fileId] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
+      const takenAt = typeof date === 'string' ? new Date(date) : undefined;
+      if (takenAt && !Number.isNaN(takenAt.getTime()) && typeof fileId === 'string' && fileId.length <= 2048) {
+        return { takenAt, fileId };
+      }
+    } catch {
+      // Falls through to the issue below.
+    }
+    ctx.addIssue({ code: 'custom', message: 'must be the `next` of an earlier page' });
+    return z.NEVER;
+  });
+
+export const encodePhotoCursor = (photo: { takenAt: string; fileId: string }): string =>
+  Buffer.from(JSON.stringify([photo.takenAt, photo.fileId])).toString('base64url');
+
+/** GET /files/photos: a page of the photo timeline, after the cursor of the page before. */
+export const photosQuery = z.object({
+  cursor: optionalParam(photoCursor),
+  take: z.coerce.number().int().min(1).max(PHOTOS_MAX_TAKE, `must be at most ${PHOTOS_MAX_TAKE}`).default(100),
+});
+
+export type PhotosInput = z.output<typeof photosQuery>;

@@ -15,6 +15,8 @@ import {
   MAX_SELECTION,
   metadataSchema,
   pageQuery,
+  PHOTOS_MAX_TAKE,
+  photosQuery,
   templateSchema,
   uploadSchema,
 } from './input';
@@ -50,6 +52,25 @@ const listing = z.object({
   files: z.array(fileBody).describe('One page, in the order asked for'),
   total: z.int().describe('How many files match'),
   totalBytes: z.number().describe('Their bytes together'),
+});
+const photosPage = z.object({
+  photos: z.array(
+    z.object({
+      fileId: z.string(),
+      name: z.string(),
+      date: z.iso.datetime().describe("When it was taken: the picture's EXIF date (DateTimeOriginal), else the file's dateCreated"),
+      localDate: z.iso
+        .datetime({ local: true })
+        .optional()
+        .describe('The clock where it was taken, without a zone, when its EXIF says: the day to show it under, wherever the viewer is'),
+      width: z.int().optional().describe("The thumbnail's width in pixels (absent for thumbnails made before sizes were kept)"),
+      height: z.int().optional(),
+      thumbnailUrl: z.url().describe('Signed address of the WebP thumbnail'),
+      contentUrl: z.url().describe('Signed address of the content'),
+    }),
+  ),
+  next: z.string().nullable().describe('The cursor of the next page; null after the last'),
+  total: z.int().optional().describe('How many pictures there are (first page only)'),
 });
 const bulkResult = z.object({
   updated: z.array(fileBody).describe('The files the action was done to, as they are now'),
@@ -214,6 +235,17 @@ export function fileRoutes(files: FileService, archives: ArchiveService): Gatewa
       query: listingQuery,
       responses: { 200: { description: 'The page and the totals of every match', body: listing } },
       handle: async ({ tenant, caller, query }) => json(await files.listing(tenant, caller, query)),
+    }),
+    route({
+      method: 'get',
+      path: `${FILES_PATH}/photos`,
+      access: 'token',
+      tag,
+      summary: 'The photo timeline: pictures with a thumbnail, newest first, a page at a time',
+      description: `Completed files that have a thumbnail (images; videos once theirs exist) whose content the caller may read, by \`dateCreated\` (newest first, ties by fileId), with their thumbnail's size for a grid laid out before the pictures load. \`take\` 1–${PHOTOS_MAX_TAKE} (default 100); \`cursor\`: the \`next\` of the page before. The first page also counts them (\`total\`).`,
+      query: photosQuery,
+      responses: { 200: { description: 'One page, and where the next starts', body: photosPage } },
+      handle: async ({ tenant, caller, query }) => json(await files.photos(tenant, caller, query)),
     }),
     route({
       method: 'get',

@@ -34,9 +34,10 @@ import {
   viewerOf,
   type Viewer,
 } from './access';
-import type { BulkInput, ListingInput } from './input';
+import { encodePhotoCursor, type BulkInput, type ListingInput, type PhotosInput } from './input';
 import { fileIdStem } from './slug';
 import { takesThumbnail, type ThumbnailQueue } from './thumbnails';
+import { settleFile } from './trash-moves';
 import { fileView, type FileJson } from './view';
 
 export interface NewFileInput {
@@ -51,6 +52,8 @@ export interface NewFileInput {
 export interface FileServiceDeps {
   files: FileRepository;
   users: UserRepository;
+  /** Resumable uploads under way: a deleted file's are ended with it. */
+  resumable?: { endAll(tenant: ResolvedInstance, fileId: string): Promise<void> };
   store: BlobStore;
   clock: Clock;
   signedUrlTtl: number;
@@ -67,6 +70,29 @@ export interface ListingJson {
   files: FileJson[];
   total: number;
   totalBytes: number;
+}
+
+/** One picture of the timeline, with signed addresses of its thumbnail and its content. */
+export interface PhotoJson {
+  fileId: string;
+  name: string;
+  /** When it was taken (its EXIF date, else the file's dateCreated): the timeline's order. */
+  date: string;
+  /** The clock where it was taken, without a zone, when its EXIF says: the day it is shown under. */
+  localDate?: string;
+  /** The thumbnail's size in pixels (the picture's proportions); absent for thumbnails made before sizes were kept. */
+  width?: number;
+  height?: number;
+  thumbnailUrl: string;
+  contentUrl: string;
+}
+
+export interface PhotosJson {
+  photos: PhotoJson[];
+  /** The cursor of the next page; null after the last. */
+  next: string | null;
+  /** How many pictures there are: on the first page only (no cursor). */
+  total?: number;
 }
 
 export interface BulkJson {
@@ -264,6 +290,37 @@ export class FileService {
     return { files: await Promise.all(files.map((file) => this.present(tenant, viewer, file, permissions, signing))), ...totals };
   }
 
+  /**
+   * A page of the photo timeline: the pictures (completed files with a thumbnail) the caller may read,
+   * the most recently taken first, after the cursor of the page before; the first page also counts them.
+   */
+  async photos(tenant: ResolvedInstance, caller: Caller, { cursor, take }: PhotosInput): Promise<PhotosJson> {
+    const instanceId = tenant.instance.id;
+    const scope = searchScope(viewerOf(caller));
+    const [found, total] = await Promise.all([
+      // One more than asked says whether a next page exists.
+      this.deps.files.photos(instanceId, scope, cursor, take + 1),
+      cursor ? undefined : this.deps.files.photoCount(instanceId, scope),
+    ]);
+    const page = found.slice(0, take);
+    const signing = this.signing(tenant);
+    const address = tenant.instance.address;
+    const photos = await Promise.all(
+      page.map(async ({ fileId, name, takenAt, takenLocal, width, height }): Promise<PhotoJson> => {
+        const [thumbnailUrl, contentUrl] = await Promise.all([
+          this.deps.store.presignGet(thumbnailKey(address, fileId), signing),
+          this.deps.store.presignGet(objectKey(address, fileId), signing),
+        ]);
+        const photo: PhotoJson = { fileId, name, date: takenAt } as PhotoJson;
+        if (takenLocal !== null) photo.localDate = takenLocal;
+        if (width !== null && height !== null) Object.assign(photo, { width, height });
+        return Object.assign(photo, { thumbnailUrl, contentUrl });
+      }),
+    );
+    const last = page[page.length - 1];
+    return { photos, next: found.length > take && last ? encodePhotoCursor(last) : null, ...(total === undefined ? {} : { total }) };
+  }
+
   /** Every tag on the completed files the caller may see, sorted (for a tag filter). */
   async tags(tenant: ResolvedInstance, caller: Caller): Promise<{ tags: string[] }> {
     return { tags: await this.deps.files.tags(tenant.instance.id, searchScope(viewerOf(caller)), MAX_TAGS) };
@@ -308,20 +365,24 @@ export class FileService {
   }
 
   /**
-   * A completed file goes to the trash (trash.ts): Deleted to every reader, bytes kept. A file in the
-   * trash stays there as it is. Any other (an upload never completed) goes as before the trash: its bytes
-   * first, then the row marked Deleted (a failure leaves a file that can be deleted again), then its
-   * thumbnail if the row says one is stored. A thumbnail job that lands later finds the file Deleted and
+   * A completed file goes to the trash (trash.ts): Deleted to every reader, its bytes kept under their
+   * trash keys (trash-moves.ts), out of reach of every address issued before. A file in the trash stays
+   * there as it is (a repeat finishes a move a crash cut short). Any other (an upload never completed)
+   * goes as before the trash: its bytes first, then the row marked Deleted (a failure leaves a file that
+   * can be deleted again), then its thumbnail if the row says one is stored. A thumbnail job that lands later finds the file Deleted and
    * removes what it wrote itself (jobs/thumbnail.ts): no interleaving leaves one behind.
    */
   private async remove(tenant: ResolvedInstance, fileId: string, actor: Actor): Promise<FileRecord> {
     const trashed = await this.deps.files.trash(tenant.instance.id, fileId, this.deps.clock(), actor);
-    if (trashed) return trashed;
-    const file = await this.find(tenant, fileId);
-    if (file?.trashedAt) return file;
+    const file = trashed ?? (await this.find(tenant, fileId));
+    if (file?.trashedAt) {
+      await settleFile(this.deps, tenant.instance.id, tenant.instance.address, fileId);
+      return file;
+    }
     await this.deps.store.remove(this.key(tenant, fileId));
     const deleted = await this.deps.files.markDeleted(tenant.instance.id, fileId, this.deps.clock(), actor);
     if (!deleted) throw fileNotFound(fileId);
+    await this.deps.resumable?.endAll(tenant, fileId);
     if (deleted.thumbnail) await this.deps.store.remove(thumbnailKey(tenant.instance.address, fileId));
     return deleted;
   }

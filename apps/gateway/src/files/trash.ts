@@ -1,17 +1,19 @@
 // The trash (issue 22): DELETE /files/file/:fileId moves a completed file here. It is Deleted to every
-// reader (content 404, shares suspended, a search for status Deleted finds it as before), but its bytes
-// and permissions stay, and its bytes still count in the instance's usage, until the owner restores it
+// reader (content 404, shares suspended, a search for status Deleted finds it as before), and its bytes
+// move to trash keys, where no address issued before reaches them (trash-moves.ts); but they and the
+// permissions stay, and the bytes still count in the instance's usage, until the owner restores it
 // or purges it, or the worker purges it TRASH_DAYS after the delete (jobs/trash-purge.ts).
 import type { Actor, FileListing, FileRepository, Page } from '@pds/db';
 import { ApiError } from '@pds/http';
-import { objectKey, thumbnailKey, type BlobStore } from '@pds/storage';
+import { objectKey, thumbnailKey, trashKey, type BlobStore } from '@pds/storage';
 import type { Clock } from '@pds/tokens';
 import type { ResolvedInstance } from '../instances/registry';
+import { settleFile } from './trash-moves';
 import { fileView, type FileJson } from './view';
 
 export interface TrashDeps {
   files: FileRepository;
-  store: Pick<BlobStore, 'remove'>;
+  store: Pick<BlobStore, 'remove' | 'moveToTrash' | 'moveFromTrash'>;
   clock: Clock;
 }
 
@@ -36,9 +38,12 @@ export async function purgeFile(
 ) {
   const purged = await deps.files.purge(instanceId, fileId, actor);
   if (!purged) return null;
-  await deps.store.remove(objectKey(address, fileId));
-  // The row no longer says whether a thumbnail was stored; removing a missing object is no error.
-  await deps.store.remove(thumbnailKey(address, fileId));
+  // Under the trash keys, or (a move cut short) still under the file's own. The row no longer says
+  // whether a thumbnail was stored; removing a missing object is no error.
+  for (const key of [objectKey(address, fileId), thumbnailKey(address, fileId)]) {
+    await deps.store.remove(trashKey(key));
+    await deps.store.remove(key);
+  }
   return purged;
 }
 
@@ -55,10 +60,11 @@ export class TrashService {
     }));
   }
 
-  /** Back as it was: Completed, with its permissions (they never left) and the same bytes. */
+  /** Back as it was: Completed, with its permissions (they never left) and the same bytes, back under their keys. */
   async restore(tenant: ResolvedInstance, fileId: string, actor: Actor): Promise<FileJson> {
     const restored = await this.deps.files.restore(tenant.instance.id, fileId, this.deps.clock(), actor);
     if (!restored) throw notInTrash(fileId);
+    await settleFile(this.deps, tenant.instance.id, tenant.instance.address, fileId);
     return fileView(restored, { permissions: true });
   }
 

@@ -58,6 +58,20 @@ export class SystemStatusService {
     private readonly clock: Clock,
   ) {}
 
+  async storage(tenant: ResolvedInstance): Promise<z.output<typeof storageBody>> {
+    const status = await this.usage.status(tenant.instance.id);
+    if (!status) throw ApiError.notFound('There is no such instance');
+    const { files, fileBytes, records, recordBytes } = status.usage;
+    return {
+      files,
+      fileBytes,
+      fileQuotaBytes: status.quotaBytes ?? this.quotas.bytes,
+      records,
+      recordBytes,
+      recordQuotaBytes: status.quotaRecordsBytes ?? this.quotas.recordsBytes,
+    };
+  }
+
   async status(tenant: ResolvedInstance): Promise<StatusEntry[]> {
     const status = await this.usage.status(tenant.instance.id);
     if (!status) throw ApiError.notFound('There is no such instance');
@@ -78,6 +92,16 @@ export class SystemStatusService {
   }
 }
 
+/** GET /api/v2.6/system/storage: the same figures in bytes, exact, for a client that words them itself. */
+export const storageBody = z.object({
+  files: z.int().describe('Files stored (completed and in the trash)'),
+  fileBytes: z.number().describe('Their bytes'),
+  fileQuotaBytes: z.number().describe("The instance's file allowance in bytes"),
+  records: z.int(),
+  recordBytes: z.number(),
+  recordQuotaBytes: z.number(),
+});
+
 export function systemStatusRoutes(status: SystemStatusService): GatewayRoute[] {
   return [
     route({
@@ -90,6 +114,16 @@ export function systemStatusRoutes(status: SystemStatusService): GatewayRoute[] 
         'Database: the data records; File: the files (completed and in the trash). Allowances are the quotas. Previous Login is when a token was last issued (log-in or hourly refresh).',
       responses: { 200: { description: 'The entries, in the original order', body: statusBody } },
       handle: async ({ tenant }) => json(await status.status(tenant)),
+    }),
+    route({
+      method: 'get',
+      path: '/api/v2.6/system/storage',
+      access: 'owner',
+      tag: 'hat',
+      summary: "The instance's storage used and allowed, in bytes",
+      description: "System status's storage figures, exact: the console words them in binary units (KiB, MiB, GiB) as it does file sizes.",
+      responses: { 200: { description: 'Files and records: count, bytes and allowance', body: storageBody } },
+      handle: async ({ tenant }) => json(await status.storage(tenant)),
     }),
   ];
 }

@@ -5,9 +5,8 @@
 // cancel. Once the grace date has passed, the purge job (jobs/instance-purge.ts) erases it; no state
 // change applies any more from then (InstanceAdminRepository.changeState).
 import type { InstanceAdminRepository, InstanceState, UserRepository } from '@pds/db';
-import { ApiError, type RateLimit } from '@pds/http';
-import type { Clock } from '@pds/tokens';
-import { verifyPassword } from '../auth/passwords';
+import { ApiError, type RateLimit, limitedAddress } from '@pds/http';
+import { type Clock, verifyPassword } from '@pds/tokens';
 import { requireOwner, type Caller } from '../context';
 import type { InstanceRegistry, ResolvedInstance } from './registry';
 
@@ -36,16 +35,16 @@ export class ClosingService {
   /** The owner closes their instance; 403 for a wrong password (nothing changes). */
   async close(tenant: ResolvedInstance, caller: Caller, input: { password: string }, client: { ip: string }): Promise<CloseState> {
     requireOwner(caller);
-    await this.deps.passwordLimit.consume(`${tenant.instance.id}:${client.ip}`);
+    await this.deps.passwordLimit.consume(`${tenant.instance.id}:${limitedAddress(client.ip)}`);
     const owner = await this.deps.users.findById(tenant.instance.id, caller.user.id);
     if (!owner?.passwordHash || !(await verifyPassword(input.password, owner.passwordHash)))
       throw ApiError.forbidden('The password is not right: the instance stays open');
     return this.start(tenant.instance.address, ['active'], 'owner', 'closed by its owner');
   }
 
-  /** The operator closes an instance, active or suspended, with the same grace period; 404, or 409 when already closing. */
-  operatorClose(address: string, reason: string): Promise<CloseState> {
-    return this.start(address, ['active', 'suspended'], 'operator', reason);
+  /** The operator (`actor`: `operator:<name>` or `operator`) closes an instance, active or suspended, with the same grace period; 404, or 409 when already closing. */
+  operatorClose(address: string, reason: string, actor = 'operator'): Promise<CloseState> {
+    return this.start(address, ['active', 'suspended'], actor, reason);
   }
 
   /**
@@ -77,7 +76,7 @@ export class ClosingService {
     return found.closeAfter ? { state: found.state, closeAfter: found.closeAfter } : { state: found.state };
   }
 
-  private async start(address: string, from: InstanceState[], actor: 'owner' | 'operator', reason: string): Promise<CloseState> {
+  private async start(address: string, from: InstanceState[], actor: string, reason: string): Promise<CloseState> {
     const at = this.deps.clock();
     const closeAfter = new Date(at.getTime() + this.deps.graceDays * DAY_MS);
     const result = await this.deps.instances.changeState(address, from, { state: 'closing', reason, actor, at }, closeAfter);

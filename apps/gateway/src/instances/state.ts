@@ -12,11 +12,17 @@ export const CLOSING_MESSAGE = 'This instance is being closed by its owner';
 
 /** Refuses a call to a suspended instance, or to a closing one outside its closing flow. */
 export function checkState(tenant: ResolvedInstance, route: GatewayRoute): void {
-  const { state } = tenant.instance;
   // Dex's pushes are the cluster's own bookkeeping, not a call of the instance's users.
-  if (state === 'active' || (route.access as Access) === 'dex') return;
+  if ((route.access as Access) === 'dex') return;
+  if (tenant.instance.state === 'closing' && route.whileClosing) return;
+  requireActive(tenant);
+}
+
+/** Refuses everything of an instance that is not active: 423 while suspended, 410 while closing. */
+export function requireActive(tenant: ResolvedInstance): void {
+  const { state } = tenant.instance;
   if (state === 'suspended') throw ApiError.locked(SUSPENDED_MESSAGE);
-  if (!route.whileClosing) throw ApiError.gone(CLOSING_MESSAGE);
+  if (state === 'closing') throw ApiError.gone(CLOSING_MESSAGE);
 }
 
 /** While the instance is closing, only its owner's account gets through a `whileClosing` route (no account: nobody). */

@@ -32,15 +32,15 @@ export function thumbnailProcessor(deps: ThumbnailDeps) {
     const picture = bytes && (await makeThumbnail(bytes));
     if (!picture) {
       // New bytes that are no image (completed again) leave no stale picture behind.
-      if (file.thumbnail && (await deps.files.setThumbnail(instanceId, fileId, false))) await deps.store.remove(key);
+      if (file.thumbnail && (await deps.files.setThumbnail(instanceId, fileId, null))) await deps.store.remove(key);
       return { made: false, reason: bytes ? 'not an accepted image' : 'no bytes, or more than the limit' };
     }
-    await deps.store.write(key, Readable.from([picture]), { contentType: THUMBNAIL_CONTENT_TYPE });
-    if (!(await deps.files.setThumbnail(instanceId, fileId, true))) {
+    await deps.store.write(key, Readable.from([picture.bytes]), { contentType: THUMBNAIL_CONTENT_TYPE });
+    if (!(await deps.files.setThumbnail(instanceId, fileId, { width: picture.width, height: picture.height, taken: picture.taken }))) {
       await deps.store.remove(key);
       return { made: false, reason: 'the file was deleted meanwhile' };
     }
-    return { made: true, bytes: picture.length };
+    return { made: true, bytes: picture.bytes.length };
   };
 }
 

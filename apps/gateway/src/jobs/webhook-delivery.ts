@@ -100,8 +100,9 @@ export function webhookBackoff(maxMs: number) {
 }
 
 /**
- * Every `everyMs`, numbers the events written since the last scan (every instance's: the numbering step,
- * packages/db/src/events.ts) and queues the subscriptions that are behind; returns what stops it.
+ * Every `everyMs`, numbers the events written since the last scan of the instances that have
+ * subscriptions (the numbering step, packages/db/src/events.ts; events of other instances need no number
+ * until something listens to them) and queues the subscriptions that are behind; returns what stops it.
  */
 export function scanWebhooks(
   webhooks: WebhookRepository,
@@ -115,7 +116,7 @@ export function scanWebhooks(
     if (running) return;
     running = true;
     void (async () => {
-      await events.numberPending(null);
+      await events.numberPending(await webhooks.subscribedInstances());
       for (const due of await webhooks.due(1000)) {
         await producer.enqueue({ instanceId: due.instanceId, webhookId: due.id }, `webhook-${due.instanceId}-${due.id}`);
       }

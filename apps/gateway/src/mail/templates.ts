@@ -1,8 +1,6 @@
 // The texts of the mails the product sends: a plain-text body and an HTML one, with links to the console.
+import { escapeHtml as escape } from '@pds/http';
 import type { MailMessage } from '@pds/queue';
-
-const escape = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 function html(title: string, paragraphs: string[], link: { href: string; label: string }): string {
   return `<!doctype html><html><body style="font-family:sans-serif;max-width:36em">

@@ -13,6 +13,7 @@ import {
   type ExportCombinator,
   type ExportDebit,
   type ExportFile,
+  type ExportLink,
   type ExportRecord,
   type ExportUser,
   type PartSection,
@@ -24,6 +25,7 @@ export type PartItem =
   | { kind: 'bundle'; bundle: ExportBundle }
   | { kind: 'combinator'; combinator: ExportCombinator }
   | { kind: 'debit'; debit: ExportDebit }
+  | { kind: 'link'; link: ExportLink }
   | { kind: 'record'; record: ExportRecord }
   | { kind: 'activity'; activity: ExportActivity };
 
@@ -40,6 +42,7 @@ export class ContentsCheck {
     fileBytes: 0,
     records: 0,
     activity: 0,
+    links: 0,
   };
   private readonly usernames = new Set<string>();
   private readonly appIds = new Set<string>();
@@ -47,6 +50,7 @@ export class ContentsCheck {
   private readonly combinatorNames = new Set<string>();
   private readonly debitKeys = new Set<string>();
   private readonly fileIds = new Set<string>();
+  private readonly linkIds = new Set<string>();
   private readonly recordIds = new Set<string>();
   /** Linked recordIds not seen yet when the link was read, and where: resolved by `finish`. */
   private readonly pendingLinks = new Map<string, string>();
@@ -72,6 +76,9 @@ export class ContentsCheck {
           break;
         case 'debits':
           yield { kind: 'debit', debit: this.debit(item as ExportDebit, where) };
+          break;
+        case 'links':
+          yield { kind: 'link', link: this.link(item as ExportLink, where) };
           break;
         case 'records': {
           const record = this.record(item as ExportRecord, where);
@@ -145,6 +152,17 @@ export class ContentsCheck {
     }
     this.counts.debits++;
     return debit;
+  }
+
+  /** A link names files of the archive (their section comes before). */
+  private link(link: ExportLink, where: string): ExportLink {
+    unique(this.linkIds, link.id, 'link id', where);
+    for (const fileId of link.fileIds) {
+      if (!this.fileIds.has(fileId))
+        throw new ArchiveError('unknown-reference', `names file ${fileId}, which is not in the archive`, where);
+    }
+    this.counts.links++;
+    return link;
   }
 
   private record(record: ExportRecord, where: string): ExportRecord {

@@ -1,16 +1,17 @@
-// The export archive, version 2 (docs/export-format.md): which entries it holds, in which order, and the
+// The export archive, version 3 (docs/export-format.md): which entries it holds, in which order, and the
 // shape of each. The writer and the reader both hold to these schemas, so an archive this product writes
 // is one it reads; docs/export-manifest.schema.json is generated from `manifestSchema`.
 import { z } from 'zod';
 
 export const FORMAT = 'pds-export';
 /** The version this product writes. */
-export const VERSION = 2;
+export const VERSION = 3;
 /**
- * The versions it reads. Version 2 added the activity section: a reader of version 1 refuses its paths
- * (the grammar is closed), so the archive says 2; a version 1 archive is version 2 without that section.
+ * The versions it reads. Version 2 added the activity section, version 3 the share links (and the
+ * anonymous actor of their uses): a reader of an older version refuses their paths (the grammar is
+ * closed), so the archive says the newer version; an older archive reads as a newer one without them.
  */
-export const READABLE_VERSIONS = [1, 2] as const;
+export const READABLE_VERSIONS = [1, 2, 3] as const;
 export type Version = (typeof READABLE_VERSIONS)[number];
 export const isReadableVersion = (version: unknown): version is Version => READABLE_VERSIONS.includes(version as Version);
 
@@ -19,8 +20,11 @@ export const MARKER_PATH = 'pds-export.json';
 /** The last entry: known only once every other entry has been written and hashed. */
 export const MANIFEST_PATH = 'manifest.json';
 
-/** The NDJSON sections, in archive order; files come between debits and records. */
-export const PART_SECTIONS = ['users', 'apps', 'bundles', 'combinators', 'debits', 'records', 'activity'] as const;
+/** The NDJSON sections, in archive order; files come between debits and links. */
+export const PART_SECTIONS = ['users', 'apps', 'bundles', 'combinators', 'debits', 'links', 'records', 'activity'] as const;
+
+/** The first version that has each section (the others are in every version). */
+export const SECTION_SINCE: Partial<Record<PartSection, Version>> = { activity: 2, links: 3 };
 export type PartSection = (typeof PART_SECTIONS)[number];
 
 /** Entry numbers have this many digits: names sort in archive order, and stay far below tar's 100-byte name field. */
@@ -162,13 +166,33 @@ export const activitySchema = z.strictObject({
   kind: z.enum(['change', 'read']).describe('`change` from the outbox, `read` from the reads kept'),
   type: z.string().min(1).describe('`record.created`, `file.content`, `login.failed` … (docs/events.md)'),
   actor: z.strictObject({
-    kind: z.enum(['owner', 'user', 'application', 'system']),
+    kind: z
+      .enum(['owner', 'user', 'application', 'system', 'anonymous'])
+      .describe('`anonymous`: someone without an account (a share link used)'),
     username: username.optional().describe('Absent for the system, an unknown caller, or an account since deleted'),
   }),
   object: z.record(z.string(), z.unknown()).describe('What was changed or read: { fileId }, { namespace, endpoint, recordId } …'),
   address: z.string().optional().describe('The client address of the request'),
   time: date,
   times: count.min(1).optional().describe('How many identical reads within a second the entry stands for (1 when absent)'),
+});
+
+/**
+ * A share link as its owner sees it, never with its secrets: no token (nor its hash), no password (nor
+ * its hash). An importer re-creates none: a link's address was given to people for the old instance.
+ */
+export const linkSchema = z.strictObject({
+  id: z.uuid(),
+  fileIds: z.array(z.string().min(1)).min(1).describe('The files it names (each in the archive), in the order given'),
+  hasPassword: z.boolean(),
+  expiresAt: date.optional(),
+  downloadLimit: count.min(1).optional(),
+  downloads: count,
+  views: count,
+  lastUsedAt: date.optional(),
+  allowDownload: z.boolean(),
+  createdAt: date,
+  revokedAt: date.optional(),
 });
 
 export const entrySchema = z.strictObject({
@@ -196,12 +220,17 @@ export const manifestSchema = z
       fileBytes: count.describe('Bytes of all file contents'),
       records: count,
       activity: count.optional().describe('Entries of the activity log: exactly from version 2'),
+      links: count.optional().describe('Share links: exactly from version 3'),
     }),
     entries: z.array(entrySchema).describe(`Every entry before ${MANIFEST_PATH}, in archive order`),
   })
   .refine((manifest) => manifest.version >= 2 === (manifest.counts.activity !== undefined), {
     message: 'counts.activity is given exactly from version 2',
     path: ['counts', 'activity'],
+  })
+  .refine((manifest) => manifest.version >= 3 === (manifest.counts.links !== undefined), {
+    message: 'counts.links is given exactly from version 3',
+    path: ['counts', 'links'],
   })
   .meta({
     title: 'PDS export manifest',
@@ -216,6 +245,7 @@ export type ExportDebit = z.infer<typeof debitSchema>;
 export type ExportFile = z.infer<typeof fileSchema>;
 export type ExportRecord = z.infer<typeof recordSchema>;
 export type ExportActivity = z.infer<typeof activitySchema>;
+export type ExportLink = z.infer<typeof linkSchema>;
 export type ManifestEntry = z.infer<typeof entrySchema>;
 export type Manifest = z.infer<typeof manifestSchema>;
 export type Counts = Manifest['counts'];
@@ -227,6 +257,7 @@ export const PART_SCHEMAS = {
   bundles: bundleSchema,
   combinators: combinatorSchema,
   debits: debitSchema,
+  links: linkSchema,
   records: recordSchema,
   activity: activitySchema,
 } as const;

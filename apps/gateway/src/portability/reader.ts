@@ -17,6 +17,7 @@ import {
   MANIFEST_PATH,
   MARKER_PATH,
   READABLE_VERSIONS,
+  SECTION_SINCE,
   isReadableVersion,
   manifestSchema,
   markerSchema,
@@ -101,7 +102,19 @@ export async function* readArchive(source: AsyncIterable<Buffer>, limits: ReadLi
   }
 }
 
-const STAGES = ['marker', 'users', 'apps', 'bundles', 'combinators', 'debits', 'files', 'records', 'activity', 'manifest'] as const;
+const STAGES = [
+  'marker',
+  'users',
+  'apps',
+  'bundles',
+  'combinators',
+  'debits',
+  'files',
+  'links',
+  'records',
+  'activity',
+  'manifest',
+] as const;
 
 function stageOf(name: EntryName): number {
   if (name.kind === 'part') return STAGES.indexOf(name.section);
@@ -142,7 +155,7 @@ async function* entriesOf(extract: Extract, limits: ReadLimits): AsyncGenerator<
     if (stage === -1 && name?.kind !== 'marker')
       throw new ArchiveError('not-an-export', `the first entry is ${path}, not ${MARKER_PATH}`, path);
     if (!name) throw new ArchiveError('unexpected-path', 'is no path of the format', path);
-    if (name.kind === 'part' && name.section === 'activity' && version < 2)
+    if (name.kind === 'part' && version < (SECTION_SINCE[name.section] ?? 1))
       throw new ArchiveError('unexpected-path', `is no path of format version ${version}`, path);
     if (type !== 'file') throw new ArchiveError('unexpected-entry', `is a ${type}, not a regular file`, path);
 
@@ -206,7 +219,7 @@ function checkMarker(marker: unknown, path: string): Version {
   const { format, version } = (marker ?? {}) as { format?: unknown; version?: unknown };
   if (format !== FORMAT) throw new ArchiveError('not-an-export', `names format ${JSON.stringify(format)}, not ${FORMAT}`, path);
   if (!isReadableVersion(version)) {
-    const readable = READABLE_VERSIONS.join(' and ');
+    const readable = `${READABLE_VERSIONS.slice(0, -1).join(', ')} and ${READABLE_VERSIONS.at(-1)}`;
     throw new ArchiveError('unsupported-version', `is version ${JSON.stringify(version)}; this reader reads versions ${readable}`, path);
   }
   if (!markerSchema.safeParse(marker).success) throw new ArchiveError('invalid-entry', 'holds fields besides format and version', path);
@@ -241,7 +254,7 @@ function checkManifest({ version: expected, manifest: value, seen, contents }: E
     if (listed.sha256 !== found.sha256) throw new ArchiveError('hash-mismatch', `its SHA-256 is not the one in the manifest`, found.path);
   }
   for (const [kind, count] of Object.entries(contents.counts) as [keyof Manifest['counts'], number][]) {
-    // A version 1 manifest has no activity count: its archive has no activity either.
+    // An older manifest has no count of a newer section: its archive has none of it either.
     if ((manifest.counts[kind] ?? 0) !== count) {
       throw new ArchiveError('count-mismatch', `counts ${manifest.counts[kind]} ${kind}, the archive holds ${count}`, MANIFEST_PATH);
     }

@@ -168,11 +168,14 @@ async function fill(restorer: Restorer, input: RestoreInput, written: string[]):
       // The old instance's history, kept in the archive for its owner to read: this instance's log starts anew.
       case 'activity':
         break;
+      // A link's address was given out for the old instance, and its secrets are not in the archive: none is made again.
+      case 'link':
+        break;
       case 'end': {
         await flush();
         await restorer.fileIdCounters(counters.filter((c) => c.last >= 0));
-        // What was restored: the activity the archive holds is not.
-        const { activity: _notRestored, ...counts } = part.manifest.counts;
+        // What was restored: the activity and the links the archive holds are not.
+        const { activity: _history, links: _links, ...counts } = part.manifest.counts;
         await input.commit(restorer, counts);
         return { counts, pictures };
       }

@@ -1,9 +1,18 @@
 // The instance as an export archive's parts (writer.ts): read from the database a page at a time in key
 // order, ids turned into usernames, each file's bytes opened only when the writer reaches it. Memory holds
 // the accounts (id → username) and one page.
-import type { PortabilityRepository, RecordCursor } from '@pds/db';
+import { NO_LINK_BEFORE, type PortabilityRepository, type RecordCursor } from '@pds/db';
 import { objectKey, type BlobStore } from '@pds/storage';
-import type { ExportActivity, ExportApp, ExportBundle, ExportCombinator, ExportDebit, ExportRecord, ExportUser } from './format';
+import type {
+  ExportActivity,
+  ExportApp,
+  ExportBundle,
+  ExportCombinator,
+  ExportDebit,
+  ExportLink,
+  ExportRecord,
+  ExportUser,
+} from './format';
 import type { ExportSource, FileToExport } from './writer';
 
 const PAGE = 500;
@@ -112,6 +121,30 @@ export async function instanceSource(
     }
   }
 
+  // Without their secrets: the rows hold no token and no password, only whether there is one.
+  async function* links(): AsyncGenerator<ExportLink> {
+    for (let after = NO_LINK_BEFORE; ;) {
+      const page = await repository.linksPage(instance.id, after, PAGE);
+      for (const link of page) {
+        yield {
+          id: link.id,
+          fileIds: link.fileIds,
+          hasPassword: link.hasPassword,
+          expiresAt: link.expiresAt === null ? undefined : iso(link.expiresAt),
+          downloadLimit: given(link.downloadLimit),
+          downloads: link.downloads,
+          views: link.views,
+          lastUsedAt: link.lastUsedAt === null ? undefined : iso(link.lastUsedAt),
+          allowDownload: link.allowDownload,
+          createdAt: iso(link.createdAt),
+          revokedAt: link.revokedAt === null ? undefined : iso(link.revokedAt),
+        };
+      }
+      if (page.length < PAGE) return;
+      after = (page[page.length - 1] as { id: string }).id;
+    }
+  }
+
   async function* records(): AsyncGenerator<ExportRecord> {
     for (let after: RecordCursor | null = null; ;) {
       const page = await repository.recordsPage(instance.id, after, PAGE);
@@ -166,6 +199,7 @@ export async function instanceSource(
     combinators: combinators(),
     debits: debits(),
     files: files(),
+    links: links(),
     records: records(),
     activity: activity(),
   };

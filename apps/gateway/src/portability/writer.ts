@@ -29,6 +29,7 @@ import {
   type ExportCombinator,
   type ExportDebit,
   type ExportFile,
+  type ExportLink,
   type ExportRecord,
   type ExportUser,
   type Manifest,
@@ -57,6 +58,8 @@ export interface ExportSource {
   combinators: AsyncIterable<ExportCombinator>;
   debits: AsyncIterable<ExportDebit>;
   files: AsyncIterable<FileToExport>;
+  /** The share links, without their secrets (not restored by an import). */
+  links: AsyncIterable<ExportLink>;
   /** Best ordered by table: a part never mixes two tables, so each change of table closes one. */
   records: AsyncIterable<ExportRecord>;
   /** The owner's activity log as the instance still keeps it (not restored by an import). */
@@ -112,7 +115,18 @@ export async function storeArchive(
 }
 
 async function fill(entries: Entries, source: ExportSource, options: ArchiveOptions): Promise<Manifest> {
-  const counts: Counts = { users: 0, apps: 0, bundles: 0, combinators: 0, debits: 0, files: 0, fileBytes: 0, records: 0, activity: 0 };
+  const counts: Counts = {
+    users: 0,
+    apps: 0,
+    bundles: 0,
+    combinators: 0,
+    debits: 0,
+    files: 0,
+    fileBytes: 0,
+    records: 0,
+    activity: 0,
+    links: 0,
+  };
   const progress = () => options.onProgress?.({ ...counts });
   await entries.add(MARKER_PATH, json({ format: FORMAT, version: VERSION }));
   counts.users = await writeParts(entries, 'users', source.users, progress);
@@ -134,6 +148,7 @@ async function fill(entries: Entries, source: ExportSource, options: ArchiveOpti
     counts.fileBytes += blob?.size ?? 0;
     progress();
   }
+  counts.links = await writeParts(entries, 'links', source.links, progress);
   counts.records = await writeParts(entries, 'records', source.records, progress, (record) => `${record.namespace}/${record.endpoint}`);
   counts.activity = await writeParts(entries, 'activity', source.activity, progress);
   const manifest: Manifest = {

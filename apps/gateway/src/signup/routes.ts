@@ -1,6 +1,6 @@
 // POST /api/signup: no auth; sent to the cluster domain or to the would-be instance address.
 import { z } from 'zod';
-import { ApiError, json, parseInput, type RateLimit } from '@pds/http';
+import { ApiError, json, parseInput, type RateLimit, limitedAddress } from '@pds/http';
 import type { AuthService } from '../auth/service';
 import type { InstanceRegistry } from '../instances/registry';
 import { addressOfHost } from '../instances/tenancy';
@@ -32,13 +32,13 @@ export function signupRoutes(
         409: { description: 'The username is taken' },
       },
       async handle({ client, body }) {
-        await limit.consume(client.ip);
+        await limit.consume(limitedAddress(client.ip));
         const input = parseInput(signupSchema, body ?? {});
         const address = signup.addressFor(addressOfHost(client.host), input.username);
         const { owner } = await signup.signup(address, input).catch(async (error: unknown) => {
           // A taken name is refused after one look-up, before the costly part: not counted, so asking again
           // (a walkthrough run twice) never uses up the limit.
-          if (error instanceof ApiError && error.status === 409) await limit.refund(client.ip);
+          if (error instanceof ApiError && error.status === 409) await limit.refund(limitedAddress(client.ip));
           throw error;
         });
         // A gateway may still hold an earlier instance of this address (deleted, then signed up again).
@@ -67,7 +67,7 @@ export function signupRoutes(
         },
       },
       async handle({ client, query }) {
-        await limits.check.consume(client.ip);
+        await limits.check.consume(limitedAddress(client.ip));
         return json(await signup.availability(query.username, query.fullName));
       },
     }),

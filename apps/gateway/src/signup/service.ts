@@ -4,8 +4,7 @@ import type { InstanceRepository } from '@pds/db';
 import { ApiError } from '@pds/http';
 import { type Logger } from '@pds/runtime';
 import { jobIds } from '@pds/queue';
-import { generateRsaKeyPair, sealPrivateKey } from '@pds/tokens';
-import { hashPassword, passwordProblem } from '../auth/passwords';
+import { generateRsaKeyPair, sealPrivateKey, hashPassword, passwordProblem } from '@pds/tokens';
 
 export const RESERVED_USERNAMES = new Set([
   'www',

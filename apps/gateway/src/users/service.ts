@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { User, UserRepository } from '@pds/db';
 import { ApiError } from '@pds/http';
-import { hashPassword, passwordProblem } from '../auth/passwords';
+import { hashPassword, passwordProblem } from '@pds/tokens';
 import { requireOwner, type Caller } from '../context';
 import type { ResolvedInstance } from '../instances/registry';
 
