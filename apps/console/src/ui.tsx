@@ -31,6 +31,20 @@ export async function runChange(
 }
 
 /** The screen's heading; focused when the screen opens so keyboard and screen-reader users land on it. */
+/**
+ * Orders a screen's reads of a list whose question changes (filters, a search typed): `begin()` starts a
+ * read of a new question, `begin(true)` a further page of the current one; the function it returns says
+ * whether the read's answer may still be shown, false once a later question was asked (an answer that
+ * arrives after a later one's must not replace it).
+ */
+export function useLatestRead(): (morePages?: boolean) => () => boolean {
+  const asked = useRef(0);
+  return (morePages = false) => {
+    const read = morePages ? asked.current : ++asked.current;
+    return () => read === asked.current;
+  };
+}
+
 export function ScreenTitle({ id, children }: { id: string; children: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => ref.current?.focus(), []);

@@ -2,7 +2,7 @@
 // themselves: registered, registering, with a changed key, or retired by their cluster, each with its
 // key's fingerprint (the `kid` of its tokens), found by address, cluster or state, a page at a time.
 import { useEffect, useState } from 'preact/hooks';
-import { ScreenTitle, shortDate, Status } from '../ui';
+import { ScreenTitle, shortDate, Status, useLatestRead } from '../ui';
 import { dex, failureText, type Instance } from './api';
 import { INSTANCE_WORDS } from './words';
 
@@ -31,7 +31,9 @@ export function Instances() {
     dex<Clusters>('/api/admin/clusters').then(setClusters, (e: unknown) => setError(failureText(e)));
   }, []);
   // The instances are found by dex, a page at a time: a cluster may hold millions.
+  const begin = useLatestRead();
   const load = async (after?: string) => {
+    const current = begin(after !== undefined);
     const params = new URLSearchParams({ take: String(TAKE) });
     if (q.trim()) params.set('find', q.trim());
     if (cluster) params.set('cluster', cluster);
@@ -39,9 +41,10 @@ export function Instances() {
     if (after) params.set('after', after);
     try {
       const next = await dex<InstancePage>(`/api/admin/instances?${params}`);
+      if (!current()) return;
       setPage((shown) => (after && shown ? { ...next, instances: [...shown.instances, ...next.instances] } : next));
     } catch (e) {
-      setError(failureText(e));
+      if (current()) setError(failureText(e));
     }
   };
   // A find typed fast asks once, after the typing stops.

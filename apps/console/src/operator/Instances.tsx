@@ -26,11 +26,18 @@ export function Instances({ query }: { query: URLSearchParams }) {
     const params = new URLSearchParams({ sort, skip: String(skip), take: String(TAKE) });
     if (q.trim()) params.set('q', q.trim());
     if (state) params.set('state', state);
-    // A search typed fast asks once, after the typing stops.
+    // A search typed fast asks once, after the typing stops; an answer to what was asked before comes too late to show.
+    let current = true;
     const timer = setTimeout(() => {
-      admin<{ total: number; instances: Instance[] }>(`/instances?${params}`).then(setPage, (e: unknown) => setError(failureText(e)));
+      admin<{ total: number; instances: Instance[] }>(`/instances?${params}`).then(
+        (found) => current && setPage(found),
+        (e: unknown) => current && setError(failureText(e)),
+      );
     }, 200);
-    return () => clearTimeout(timer);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
   }, [q, state, sort, skip]);
 
   return (

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, errorText } from '../api';
 import { activityLines, dayHeading, dayOf, type ActivityEntry, type ActivityLine } from '../activity/words';
 import type { UserAccount } from '../types';
-import { ScreenTitle, Status } from '../ui';
+import { ScreenTitle, Status, useLatestRead } from '../ui';
 import { loadApps } from './Apps';
 
 const KINDS: [string, string][] = [
@@ -41,8 +41,10 @@ export function Activity() {
 
   useEffect(() => void actors().then(setWho, () => undefined), []);
   const [more, setMore] = useState(false);
+  const begin = useLatestRead();
   /** A page of entries (newest first); `before`: only those before that time (the next page back). */
   const read = async (before?: string) => {
+    const current = begin(before !== undefined);
     const query = new URLSearchParams({ take: String(PAGE) });
     if (filter.actor) query.set('actor', filter.actor);
     if (filter.type) query.set('type', filter.type);
@@ -51,11 +53,12 @@ export function Activity() {
     if (until) query.set('until', until);
     try {
       const found = await call<ActivityEntry[]>(`/api/v2.6/activity?${query}`);
+      if (!current()) return;
       setEntries((shown) => (before ? [...(shown ?? []), ...found] : found));
       setMore(found.length === PAGE);
       setError(undefined);
     } catch (e) {
-      setError(errorText(e));
+      if (current()) setError(errorText(e));
     }
   };
   useEffect(() => void read(), [filter]);
