@@ -104,16 +104,24 @@ export class S3Resumable {
     const stored = () => parts.reduce((sum, part) => sum + part.size, 0);
     /** The committed state: the one given, until `durable` accepts a later one. */
     let committed = from;
-    let chunks: Buffer[] = from.tail ? [await this.readTail(from.tail.key)] : [];
-    let filled = chunks[0]?.length ?? 0;
     let next = parts.length + 1;
-    const inFlight: Promise<Part>[] = [];
+    const inFlight: { body: Buffer; sending: Promise<Part> }[] = [];
+    /**
+     * Parts fill buffers of their own, each used again once its part is stored: an upload allocates at most
+     * PARTS_IN_FLIGHT + 1 of them, not one per part (part-sized buffers live outside V8's heap, and each new
+     * one pushes it towards a full collection).
+     */
+    const spare: Buffer[] = [];
+    let filling: Buffer | undefined;
+    let filled = 0;
     /**
      * Waits for the oldest part in flight and records it; with `durable`, commits the state it makes. Parts
      * land in the order they were sent, so the landed ones are always the first ones.
      */
     const land = async () => {
-      parts.push(await (inFlight.shift() as Promise<Part>));
+      const { body, sending } = inFlight.shift() as (typeof inFlight)[number];
+      parts.push(await sending);
+      if (body.length === from.partBytes) spare.push(body);
       // The landed parts hold the tail read back at the start (it went into the first of them).
       const state: S3ResumableState = { ...from, parts: [...parts], offset: stored(), tail: null };
       if (!options.durable || state.offset === from.length) return;
@@ -127,22 +135,29 @@ export class S3Resumable {
       const sending = putPart(this.partAddress(key, from.uploadId, number), body).then((etag) => ({ number, size: body.length, etag }));
       // Awaited in order by land(); a failure must not count as unhandled before then.
       sending.catch(() => undefined);
-      inFlight.push(sending);
+      inFlight.push({ body, sending });
       if (final) while (inFlight.length > 0) await land();
     };
-    try {
-      for await (const chunk of source) {
-        chunks.push(chunk);
-        filled += chunk.length;
-        while (filled >= from.partBytes) {
-          const whole = Buffer.concat(chunks, filled);
-          chunks = [whole.subarray(from.partBytes)];
-          filled -= from.partBytes;
-          await send(whole.subarray(0, from.partBytes), false);
+    /** Copies bytes into the part being filled, sending each part as it fills. */
+    const fill = async (bytes: Buffer) => {
+      for (let at = 0; at < bytes.length;) {
+        filling ??= spare.pop() ?? Buffer.allocUnsafe(from.partBytes);
+        const copied = bytes.copy(filling, filled, at);
+        filled += copied;
+        at += copied;
+        if (filled === from.partBytes) {
+          await send(filling, false);
+          filling = undefined;
+          filled = 0;
         }
       }
-      const rest = Buffer.concat(chunks, filled);
-      const received = stored() + inFlightBytes(parts, next, from.partBytes) + rest.length;
+    };
+    try {
+      if (from.tail) await fill(await this.readTail(from.tail.key));
+      for await (const chunk of source) await fill(chunk);
+      const rest = filling ? filling.subarray(0, filled) : Buffer.alloc(0);
+      // What is in flight is whole parts (the final one is sent after this is counted).
+      const received = stored() + inFlight.length * from.partBytes + rest.length;
       if (received === from.length && rest.length > 0) await send(rest, true);
       while (inFlight.length > 0) await land();
       if (rest.length === 0 || received === from.length) return { ...from, parts, offset: stored(), tail: null };
@@ -151,7 +166,7 @@ export class S3Resumable {
       return { ...from, parts, offset: stored() + tail.size, tail };
     } finally {
       // A failure leaves parts in flight: they land (or fail) before the error is answered.
-      await Promise.allSettled(inFlight);
+      await Promise.allSettled(inFlight.map((part) => part.sending));
     }
   }
 
@@ -190,11 +205,6 @@ export class S3Resumable {
     for await (const chunk of (await this.client.getObject(this.bucket, key)) as Readable) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
   }
-}
-
-/** Bytes of the parts sent but not yet landed: each a whole part (the final one is sent last, after this is read). */
-function inFlightBytes(landed: Part[], next: number, partBytes: number): number {
-  return (next - 1 - landed.length) * partBytes;
 }
 
 function s3(state: ResumableState): S3ResumableState {
