@@ -3,33 +3,8 @@
 // under a name of its own.
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import yauzl from 'yauzl';
 import { addUser, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
-import { call, startFilesGateway, STORES, uploadFile, type As } from './files-support';
-
-/** The entries of a zip: name → bytes, in the zip's order. */
-function unzip(zip: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(zip, { lazyEntries: true }, (error, file) => {
-      if (error || !file) return reject(error);
-      const entries = new Map<string, Buffer>();
-      file.on('error', reject);
-      file.on('end', () => resolve(entries));
-      file.on('entry', (entry: yauzl.Entry) => {
-        file.openReadStream(entry, (streamError, stream) => {
-          if (streamError || !stream) return reject(streamError);
-          const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('end', () => {
-            entries.set(entry.fileName, Buffer.concat(chunks));
-            file.readEntry();
-          });
-        });
-      });
-      file.readEntry();
-    });
-  });
-}
+import { call, startFilesGateway, STORES, unzip, uploadFile, type As } from './files-support';
 
 /** GETs a download address at the gateway (its host is the instance's): status, headers and bytes. */
 async function download(gw: TestGateway, address: string) {

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Env } from '@pds/config';
 import request from 'supertest';
+import yauzl from 'yauzl';
 import { CLUSTER, requireEnv, startTestGateway, type TestGateway } from '../../../test/support/gateway';
 
 export const FILES = '/api/v2.6/files';
@@ -103,4 +104,28 @@ export async function fileTables(gw: TestGateway) {
     files: await gw.db.file.findMany({ orderBy: [{ instanceId: 'asc' }, { fileId: 'asc' }] }),
     permissions: await gw.db.filePermission.findMany({ orderBy: [{ instanceId: 'asc' }, { fileId: 'asc' }, { userId: 'asc' }] }),
   };
+}
+
+/** The entries of a zip: name → bytes, in the zip's order. */
+export function unzip(zip: Buffer): Promise<Map<string, Buffer>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(zip, { lazyEntries: true }, (error, file) => {
+      if (error || !file) return reject(error);
+      const entries = new Map<string, Buffer>();
+      file.on('error', reject);
+      file.on('end', () => resolve(entries));
+      file.on('entry', (entry: yauzl.Entry) => {
+        file.openReadStream(entry, (streamError, stream) => {
+          if (streamError || !stream) return reject(streamError);
+          const chunks: Buffer[] = [];
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          stream.on('end', () => {
+            entries.set(entry.fileName, Buffer.concat(chunks));
+            file.readEntry();
+          });
+        });
+      });
+      file.readEntry();
+    });
+  });
 }

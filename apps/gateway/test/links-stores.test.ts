@@ -3,34 +3,9 @@
 // three downloads them as one zip, each entry's bytes unchanged; a preview is sent inline with the type
 // its name says.
 import { randomBytes } from 'node:crypto';
-import yauzl from 'yauzl';
 import { signUp, type TestGateway } from '../../../test/support/gateway';
-import { getBytes, startFilesGateway, STORES, uploadFile, type As } from './files-support';
+import { getBytes, startFilesGateway, STORES, unzip, uploadFile, type As } from './files-support';
 import { bytesOf, makeLink, sha256, visit } from './links-support';
-
-/** The entries of a zip: name → bytes. */
-function unzip(zip: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(zip, { lazyEntries: true }, (error, file) => {
-      if (error || !file) return reject(error);
-      const entries = new Map<string, Buffer>();
-      file.on('error', reject);
-      file.on('end', () => resolve(entries));
-      file.on('entry', (entry: yauzl.Entry) => {
-        file.openReadStream(entry, (streamError, stream) => {
-          if (streamError || !stream) return reject(streamError);
-          const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('end', () => {
-            entries.set(entry.fileName, Buffer.concat(chunks));
-            file.readEntry();
-          });
-        });
-      });
-      file.readEntry();
-    });
-  });
-}
 
 describe.each(STORES)('share links on the %s store', (store) => {
   let gw: TestGateway;

@@ -6,7 +6,7 @@ import { ArchiveError } from './problems';
 import {
   PART_SCHEMAS,
   fileSchema,
-  type Counts,
+  noCounts,
   type ExportActivity,
   type ExportApp,
   type ExportBundle,
@@ -32,18 +32,7 @@ export type PartItem =
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export class ContentsCheck {
-  readonly counts: Required<Counts> = {
-    users: 0,
-    apps: 0,
-    bundles: 0,
-    combinators: 0,
-    debits: 0,
-    files: 0,
-    fileBytes: 0,
-    records: 0,
-    activity: 0,
-    links: 0,
-  };
+  readonly counts = noCounts();
   private readonly usernames = new Set<string>();
   private readonly appIds = new Set<string>();
   private readonly bundleNames = new Set<string>();

@@ -250,6 +250,11 @@ export type ManifestEntry = z.infer<typeof entrySchema>;
 export type Manifest = z.infer<typeof manifestSchema>;
 export type Counts = Manifest['counts'];
 
+/** Nothing counted yet: where an archive's writer and its reader's check start. */
+export function noCounts(): Required<Counts> {
+  return { users: 0, apps: 0, bundles: 0, combinators: 0, debits: 0, files: 0, fileBytes: 0, records: 0, activity: 0, links: 0 };
+}
+
 /** The schema of each NDJSON section's lines. */
 export const PART_SCHEMAS = {
   users: userSchema,

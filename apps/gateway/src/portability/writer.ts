@@ -21,6 +21,7 @@ import {
   fileContentPath,
   fileMetadataPath,
   fileSchema,
+  noCounts,
   partPath,
   type Counts,
   type ExportActivity,
@@ -115,18 +116,7 @@ export async function storeArchive(
 }
 
 async function fill(entries: Entries, source: ExportSource, options: ArchiveOptions): Promise<Manifest> {
-  const counts: Counts = {
-    users: 0,
-    apps: 0,
-    bundles: 0,
-    combinators: 0,
-    debits: 0,
-    files: 0,
-    fileBytes: 0,
-    records: 0,
-    activity: 0,
-    links: 0,
-  };
+  const counts: Counts = noCounts();
   const progress = () => options.onProgress?.({ ...counts });
   await entries.add(MARKER_PATH, json({ format: FORMAT, version: VERSION }));
   counts.users = await writeParts(entries, 'users', source.users, progress);
