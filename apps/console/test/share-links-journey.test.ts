@@ -85,7 +85,12 @@ describeBrowser('a share link in Chromium', () => {
     const stranger = await watch.newPage(await browser.newContext({ viewport: PHONE, acceptDownloads: true }));
     // The page asks for the password with a 401, and the wrong one is answered so.
     watch.expect(401, '/s/');
-    await stranger.goto(linkUrl);
+    // The status and the words of the page, so that a page other than the password's says what it is.
+    const opened = await stranger.goto(linkUrl);
+    expect({ status: opened?.status(), words: await stranger.innerText('body') }).toEqual({
+      status: 401,
+      words: expect.stringContaining('This link needs a password'),
+    });
     await stranger.getByRole('heading', { name: 'This link needs a password' }).waitFor();
     expect(await stranger.content()).not.toContain('tax.pdf');
     await watch.screen(stranger, 'share-link-password');

@@ -18,7 +18,14 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'],
+    // *.localhost is loopback to Chromium, tried at ::1 first; the product and every test server listen on
+    // 127.0.0.1 only, so the browser goes there, as the tests' own resolver does (localhost-dns.ts).
+    args: [
+      '--no-sandbox',
+      '--disable-background-networking',
+      '--disable-dev-shm-usage',
+      '--host-resolver-rules=MAP *.localhost 127.0.0.1, MAP localhost 127.0.0.1',
+    ],
   });
 }
 
