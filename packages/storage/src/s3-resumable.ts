@@ -1,5 +1,5 @@
-// Resumable writes on S3: one multipart upload per upload, its parts sent as they fill in the gateway's
-// memory (never through its disk), a few at a time. S3 takes no part under 5 MiB but the last, so the
+// Resumable writes on S3: one multipart upload per upload, each part streamed on to the store as its bytes
+// arrive (never through the gateway's disk), the next begun while the store answers the last. S3 takes no part under 5 MiB but the last, so the
 // bytes a request leaves short of a whole part are kept as a small object of their own (the tail, under
 // `<address>/.uploads/<ref>/`), read back at the start of the next request. Parts are numbered from the
 // committed state: a part a refused request sent is replaced by the next one, and only the parts the
@@ -15,11 +15,18 @@ import { requireRef, type AppendOptions, type ResumableOptions, type ResumableSt
 const MiB = 1024 * 1024;
 /** S3's most parts per upload: parts are sized so a whole upload needs at most half of them. */
 const MAX_PARTS = 10_000;
-const PART_BYTES = 8 * MiB;
-/** Parts in flight at once while the next fills (each held in memory until stored). */
+/**
+ * Each part is an object of its own to the store until the upload completes, at a cost per part: 8 MiB
+ * parts made a 1 GiB upload 0.6 of a single PUT's speed on Swift, 32 MiB ones 0.8 (docs/performance.md).
+ * A request holds at most one part's bytes (see PartUpload).
+ */
+const PART_BYTES = 32 * MiB;
+/** Bytes of a part passed to the store in one write. */
+const WRITE_BYTES = 512 * 1024;
+/** Parts sent whole and waiting for the store's answer while the next is sent. */
 const PARTS_IN_FLIGHT = 2;
 
-/** Part size for an object of `length` bytes: 8 MiB, or more (whole MiB) when that would take over half S3's parts. */
+/** Part size for an object of `length` bytes: 32 MiB, or more (whole MiB) when that would take over half S3's parts. */
 export function partBytesFor(length: number): number {
   return Math.max(PART_BYTES, Math.ceil(length / (MAX_PARTS / 2) / MiB) * MiB);
 }
@@ -39,28 +46,110 @@ const agents: Record<string, http.Agent> = { 'http:': new http.Agent({ keepAlive
 const PART_TIMEOUT_MS = 60_000;
 
 /**
- * Sends a part to its presigned address (signed with UNSIGNED-PAYLOAD): the store checks the part's
- * integrity itself (its ETag), where minio's uploadPart first hashes every part in the gateway to sign
- * it, which cost the gateway more CPU than receiving the bytes. Its ETag, unquoted as minio gives it.
+ * A PUT of `size` bytes to a part's presigned address (signed with UNSIGNED-PAYLOAD): the store checks the
+ * part's integrity itself (its ETag), where minio's uploadPart first hashes every part in the gateway to
+ * sign it, which cost the gateway more CPU than receiving the bytes. `answer`: the ETag, unquoted as
+ * minio gives it.
  */
-function putPart(address: string, body: Buffer): Promise<string> {
+function partRequest(address: string, size: number): { req: http.ClientRequest; answer: Promise<string> } {
   const url = new URL(address);
   const send = url.protocol === 'https:' ? https.request : http.request;
-  return new Promise((resolve, reject) => {
-    const req = send(url, { method: 'PUT', agent: agents[url.protocol], headers: { 'Content-Length': body.length } }, (res) => {
-      const answer: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => answer.push(chunk));
+  let req!: http.ClientRequest;
+  const answer = new Promise<string>((resolve, reject) => {
+    req = send(url, { method: 'PUT', agent: agents[url.protocol], headers: { 'Content-Length': size } }, (res) => {
+      const said: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => said.push(chunk));
       res.once('error', reject);
       res.once('end', () => {
         const etag = res.headers.etag;
         if (res.statusCode === 200 && etag) resolve(etag.replace(/^"|"$/g, ''));
-        else reject(new Error(`UploadPart answered ${res.statusCode ?? '?'}: ${Buffer.concat(answer).toString().slice(0, 300)}`));
+        else reject(new Error(`UploadPart answered ${res.statusCode ?? '?'}: ${Buffer.concat(said).toString().slice(0, 300)}`));
       });
     });
     req.once('error', reject);
     req.setTimeout(PART_TIMEOUT_MS, () => req.destroy(new Error(`UploadPart made no progress in ${PART_TIMEOUT_MS} ms`)));
-    req.end(body);
   });
+  answer.catch(() => undefined);
+  return { req, answer };
+}
+
+/** Until the request can take more bytes, or has ended (failed or destroyed). */
+function drained(req: http.ClientRequest): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      req.off('drain', done);
+      req.off('close', done);
+      resolve();
+    };
+    req.once('drain', done);
+    req.once('close', done);
+  });
+}
+
+/**
+ * One part, sent on to the store as its bytes arrive: its PUT declares the part's size and passes each
+ * piece through, so a large part costs no buffer filled first and no wait for one (fewer, larger parts
+ * are what make a multipart upload about as fast as a single PUT). Its bytes are held until the part is
+ * whole all the same: a request cut mid-part keeps them as the tail, and a part whose stream the store
+ * dropped (its own idle timeout outlasted by a client's pause) is sent again from them, whole.
+ */
+class PartUpload {
+  received = 0;
+  private readonly put: { req: http.ClientRequest; answer: Promise<string> };
+  private failed = false;
+
+  constructor(
+    private readonly address: string,
+    readonly number: number,
+    readonly size: number,
+    /**
+     * Where the part's bytes are held (a copy: the pieces themselves, held for the length of a part, would
+     * outlive V8's young generation and cost full collections), given back through `done` once not needed.
+     */
+    private readonly held: Buffer,
+    private readonly done: (held: Buffer) => void,
+  ) {
+    this.put = partRequest(address, size);
+    this.put.req.once('error', () => (this.failed = true));
+  }
+
+  async write(bytes: Buffer): Promise<void> {
+    this.received += bytes.copy(this.held, this.received);
+    const { req } = this.put;
+    if (this.failed || req.destroyed) return;
+    // The pieces (a socket read each, often 64 KiB) go out together, a few hundred KiB a write.
+    if (req.writableCorked === 0) req.cork();
+    req.write(bytes);
+    if (req.writableLength < WRITE_BYTES) return;
+    req.uncork();
+    if (req.writableNeedDrain && !req.destroyed) await drained(req);
+  }
+
+  /** The part, once the store has it: streamed, or sent again whole when its stream failed. */
+  async end(): Promise<Part> {
+    const { req, answer } = this.put;
+    if (this.failed || req.destroyed) return this.again();
+    if (req.writableCorked > 0) req.uncork();
+    req.end();
+    this.done(this.held);
+    return { number: this.number, size: this.size, etag: await answer };
+  }
+
+  private async again(): Promise<Part> {
+    try {
+      const { req, answer } = partRequest(this.address, this.size);
+      req.end(this.held.subarray(0, this.size));
+      return { number: this.number, size: this.size, etag: await answer };
+    } finally {
+      this.done(this.held);
+    }
+  }
+
+  /** Stops sending the part (the store drops what it got of it); the bytes it had received. */
+  abandon(): Buffer {
+    this.put.req.destroy();
+    return this.held.subarray(0, this.received);
+  }
 }
 
 export class S3Resumable {
@@ -105,23 +194,20 @@ export class S3Resumable {
     /** The committed state: the one given, until `durable` accepts a later one. */
     let committed = from;
     let next = parts.length + 1;
-    const inFlight: { body: Buffer; sending: Promise<Part> }[] = [];
-    /**
-     * Parts fill buffers of their own, each used again once its part is stored: an upload allocates at most
-     * PARTS_IN_FLIGHT + 1 of them, not one per part (part-sized buffers live outside V8's heap, and each new
-     * one pushes it towards a full collection).
-     */
+    /** Bytes of the parts begun so far (landed, in flight, and the one being sent). */
+    let begun = stored();
+    /** Parts sent whole, waiting for the store's answer, oldest first. */
+    const inFlight: Promise<Part>[] = [];
+    let current: PartUpload | undefined;
+    /** Part-sized buffers to hold a part's bytes in, each used again once its part is sent. */
     const spare: Buffer[] = [];
-    let filling: Buffer | undefined;
-    let filled = 0;
+    const hold = () => spare.pop() ?? Buffer.allocUnsafe(from.partBytes);
     /**
      * Waits for the oldest part in flight and records it; with `durable`, commits the state it makes. Parts
      * land in the order they were sent, so the landed ones are always the first ones.
      */
     const land = async () => {
-      const { body, sending } = inFlight.shift() as (typeof inFlight)[number];
-      parts.push(await sending);
-      if (body.length === from.partBytes) spare.push(body);
+      parts.push(await (inFlight.shift() as Promise<Part>));
       // The landed parts hold the tail read back at the start (it went into the first of them).
       const state: S3ResumableState = { ...from, parts: [...parts], offset: stored(), tail: null };
       if (!options.durable || state.offset === from.length) return;
@@ -129,44 +215,44 @@ export class S3Resumable {
       await this.release(ref, committed, state);
       committed = state;
     };
-    const send = async (body: Buffer, final: boolean) => {
-      if (inFlight.length >= PARTS_IN_FLIGHT) await land();
-      const number = next++;
-      const sending = putPart(this.partAddress(key, from.uploadId, number), body).then((etag) => ({ number, size: body.length, etag }));
-      // Awaited in order by land(); a failure must not count as unhandled before then.
-      sending.catch(() => undefined);
-      inFlight.push({ body, sending });
-      if (final) while (inFlight.length > 0) await land();
-    };
-    /** Copies bytes into the part being filled, sending each part as it fills. */
-    const fill = async (bytes: Buffer) => {
+    /** Passes bytes on to the part being sent, beginning a part when none is, and ending each as it fills. */
+    const take = async (bytes: Buffer) => {
       for (let at = 0; at < bytes.length;) {
-        filling ??= spare.pop() ?? Buffer.allocUnsafe(from.partBytes);
-        const copied = bytes.copy(filling, filled, at);
-        filled += copied;
-        at += copied;
-        if (filled === from.partBytes) {
-          await send(filling, false);
-          filling = undefined;
-          filled = 0;
+        if (!current) {
+          const size = Math.min(from.partBytes, from.length - begun);
+          if (size <= 0) throw new Error(`more than the ${from.length} bytes the upload declared`);
+          current = new PartUpload(this.partAddress(key, from.uploadId, next), next++, size, hold(), (held) => spare.push(held));
+          begun += size;
+        }
+        const piece = bytes.subarray(at, at + current.size - current.received);
+        at += piece.length;
+        await current.write(piece);
+        if (current.received === current.size) {
+          const sending = current.end();
+          // Awaited in order by land(); a failure must not count as unhandled before then.
+          sending.catch(() => undefined);
+          inFlight.push(sending);
+          current = undefined;
+          if (inFlight.length > PARTS_IN_FLIGHT) await land();
         }
       }
     };
     try {
-      if (from.tail) await fill(await this.readTail(from.tail.key));
-      for await (const chunk of source) await fill(chunk);
-      const rest = filling ? filling.subarray(0, filled) : Buffer.alloc(0);
-      // What is in flight is whole parts (the final one is sent after this is counted).
-      const received = stored() + inFlight.length * from.partBytes + rest.length;
-      if (received === from.length && rest.length > 0) await send(rest, true);
+      if (from.tail) await take(await this.readTail(from.tail.key));
+      for await (const chunk of source) await take(chunk);
+      // A part short of its size when the bytes ended (the request cut, or ended before the upload does)
+      // is no part: its bytes become the tail.
+      const rest = current ? current.abandon() : Buffer.alloc(0);
+      current = undefined;
       while (inFlight.length > 0) await land();
-      if (rest.length === 0 || received === from.length) return { ...from, parts, offset: stored(), tail: null };
+      if (rest.length === 0) return { ...from, parts, offset: stored(), tail: null };
       const tail = { key: `${tailPrefix(key, ref)}${randomBytes(8).toString('hex')}`, size: rest.length };
       await this.client.putObject(this.bucket, tail.key, rest, rest.length, { [SSE_HEADER]: SSE_VALUE });
       return { ...from, parts, offset: stored() + tail.size, tail };
     } finally {
       // A failure leaves parts in flight: they land (or fail) before the error is answered.
-      await Promise.allSettled(inFlight.map((part) => part.sending));
+      current?.abandon();
+      await Promise.allSettled(inFlight);
     }
   }
 

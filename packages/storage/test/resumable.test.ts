@@ -8,11 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'minio';
 import { requireEnv } from '../../../test/support/gateway';
+import { CuttingProxy } from '../../../test/support/cutting-proxy';
 import { tamperAt } from '../../../test/support/tamper';
 import { LocalBlobStore, S3BlobStore, type BlobStore, type ResumableState } from '../src';
 import { partBytesFor, tailPrefix } from '../src/s3-resumable';
 
 const MiB = 1024 * 1024;
+/** S3's part size for these uploads (S3 takes no part under 5 MiB but the last). */
+const PART = partBytesFor(1);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 async function* chunked(bytes: Buffer, size = 256 * 1024): AsyncGenerator<Buffer> {
@@ -102,7 +105,7 @@ describe.each([
     const key = 'alice.pds.test/video.mp4';
     const upload = ref();
     // Appends around S3's part size: a whole part and a bit, less than a part, several parts, a few bytes.
-    const sizes = [9 * MiB + 3, 2 * MiB, 17 * MiB + 11, 5];
+    const sizes = [PART + MiB + 3, 2 * MiB, 2 * PART + MiB + 11, 5];
     const bytes = randomBytes(sizes.reduce((a, b) => a + b));
     let state = await store.beginResumable(key, upload, { length: bytes.length, contentType: 'video/mp4' });
     const committed: ResumableState[] = [];
@@ -156,8 +159,8 @@ describe.each([
     const { store } = subject;
     const key = 'alice.pds.test/abandoned.bin';
     const upload = ref();
-    const begun = await store.beginResumable(key, upload, { length: 20 * MiB });
-    const state = await store.appendResumable(key, upload, begun, chunked(randomBytes(partBytesFor(20 * MiB) + MiB)));
+    const begun = await store.beginResumable(key, upload, { length: PART + 2 * MiB });
+    const state = await store.appendResumable(key, upload, begun, chunked(randomBytes(PART + MiB)));
     expect(await subject.leftovers(key, upload)).not.toEqual([]);
     await store.abortResumable(key, upload, state);
     await store.abortResumable(key, upload, state);
@@ -185,6 +188,47 @@ describe.each([
     const later = subject.later(301);
     expect(later.uploadKey(address)).toBeNull();
     expect(subject.later(299).uploadKey(address)).toBe(key);
+  });
+});
+
+describe('a part whose stream to S3 was dropped', () => {
+  it('is sent again whole from the bytes the gateway held, and the object comes back whole', async () => {
+    const endpoint = new URL(requireEnv('TEST_S3_ENDPOINT'));
+    const proxy = await CuttingProxy.start();
+    proxy.forwardTo(Number(endpoint.port));
+    const store = new S3BlobStore({
+      endpoint: `http://127.0.0.1:${proxy.port}`,
+      accessKey: requireEnv('TEST_S3_ACCESS_KEY'),
+      secretKey: requireEnv('TEST_S3_SECRET_KEY'),
+      region: process.env.TEST_S3_REGION ?? 'us-east-1',
+      bucket: `resumable-${randomBytes(6).toString('hex')}`,
+    });
+    try {
+      await store.ensureBucket();
+      const key = 'alice.pds.test/dropped.bin';
+      const upload = ref();
+      const bytes = randomBytes(PART + 3 * MiB);
+      const begun = await store.beginResumable(key, upload, { length: bytes.length });
+      let cuts = 0;
+      // Halfway through the first part the connection to the store drops (the store's own idle timeout, a
+      // restarted proxy), while the client's bytes keep coming.
+      async function* droppedMidPart(): AsyncGenerator<Buffer> {
+        for await (const chunk of chunked(bytes)) {
+          if (cuts === 0 && proxy.upstreamBytes >= PART / 2) cuts = proxy.cut();
+          yield chunk;
+        }
+      }
+      const state = await store.appendResumable(key, upload, begun, droppedMidPart());
+      expect(cuts).toBeGreaterThan(0);
+      expect(state.offset).toBe(bytes.length);
+      await store.finishResumable(key, upload, state);
+      expect(sha256(await readBack(store, key))).toBe(sha256(bytes));
+      // The first part went twice: half of it streamed before the drop, then all of it again.
+      expect(proxy.upstreamBytes).toBeGreaterThan(bytes.length + PART / 2);
+    } finally {
+      await store.removePrefix('alice.pds.test/');
+      await proxy.close();
+    }
   });
 });
 
