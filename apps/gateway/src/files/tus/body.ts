@@ -48,8 +48,10 @@ export class UploadBody implements AsyncIterable<Buffer> {
     let checked = 0;
     const chunks = req.iterator({ destroyOnReturn: false });
     try {
-      watch();
       for (;;) {
+        // Idle is the client's silence while the gateway waits for its bytes: not the time the store takes
+        // with the last ones (a slow store holds the client back, and must not end its request).
+        watch();
         let next: IteratorResult<Buffer>;
         try {
           next = (await chunks.next()) as IteratorResult<Buffer>;
@@ -63,7 +65,7 @@ export class UploadBody implements AsyncIterable<Buffer> {
           this.cut = !req.complete;
           return;
         }
-        watch();
+        clearTimeout(idle);
         const chunk = next.value;
         this.received += chunk.length;
         if (this.received > rules.limit) throw pastLength(rules.limit);
