@@ -3,10 +3,11 @@
 // For each store the product runs as `pnpm start` runs it, with its own PostgreSQL databases and Redis:
 // - local: both ways through the product's nginx as infra/compose configures it (the gateway serves the
 //   signed PUT and tus alike);
-// - s3 (OpenStack Swift's s3api, started for the run): the single PUT goes straight to the store, as a
-//   phone sends it to a presigned address, and tus to the gateway, which sends the parts on to the store
-//   as a multipart upload. Both are reached directly: the presigned signature covers the Host with its
-//   port, which a proxy on a port of the run's own would not pass on unchanged.
+// - s3 (OpenStack Swift's s3api, started for the run), or rgw (Ceph's RADOS Gateway over three OSDs, two
+//   copies, started for the run): the single PUT goes straight to the store, as a phone sends it to a
+//   presigned address, and tus to the gateway, which sends the parts on to the store as a multipart
+//   upload. Both are reached directly: the presigned signature covers the Host with its port, which a
+//   proxy on a port of the run's own would not pass on unchanged.
 // Each round uploads a new file both ways (who goes first alternates) and times the transfer alone (the
 // PUT; tus's creation and PATCHes), then completes the file and checks its size. Figures: medians of
 // MB/s, and the product's CPU (its process tree) per GiB moved. tus sends the body in one PATCH, as
@@ -19,6 +20,7 @@ import path from 'node:path';
 import { freePort } from '../lib/ports';
 import { ensurePostgres } from '../lib/postgres';
 import { startRedisServer } from '../lib/redis';
+import { startCephRgw } from '../lib/ceph';
 import { startSwift } from '../lib/swift';
 import { call } from './client';
 import { startProcess, treeCpuSeconds } from './processes';
@@ -42,8 +44,10 @@ interface Way {
   cpuPerGiB: number[];
 }
 
+type Store = 'local' | 's3' | 'rgw';
+
 interface StoreFigure {
-  store: 'local' | 's3';
+  store: Store;
   path: string;
   mib: number;
   single: { MBps: number; cpuSecondsPerGiB: number };
@@ -53,7 +57,8 @@ interface StoreFigure {
 }
 
 /** A product of the run's own on `store`, signed up, and how to reach it. */
-async function startProduct(store: 'local' | 's3', workDir: string, teardown: Teardown) {
+/** `megabytes`: what the run will upload in all (Ceph keeps it in memory). */
+async function startProduct(store: Store, workDir: string, teardown: Teardown, megabytes: number) {
   const postgres = await ensurePostgres({ configuredUrl: process.env.DATABASE_URL, dataDir: path.join(workDir, 'pg') });
   teardown.add(() => postgres.stop());
   const redis = await startRedisServer();
@@ -77,7 +82,10 @@ async function startProduct(store: 'local' | 's3', workDir: string, teardown: Te
   };
   if (store === 'local') env.PUBLIC_PORT = String(proxyPort);
   else {
-    const s3 = await startSwift(path.join(workDir, 'swift'));
+    // Ceph keeps every round's files on each of its OSDs, in memory: room for them all, warm-ups and all.
+    const osdBytes = Math.max(256 * MiB, Math.ceil(1.25 * megabytes) * MiB);
+    const s3 =
+      store === 'rgw' ? await startCephRgw(path.join(workDir, 'ceph'), { osdBytes }) : await startSwift(path.join(workDir, 'swift'));
     teardown.add(() => s3.stop());
     Object.assign(env, {
       STORAGE: 's3',
@@ -105,12 +113,12 @@ async function startProduct(store: 'local' | 's3', workDir: string, teardown: Te
   };
 }
 
-async function measureStore(store: 'local' | 's3', data: Buffer, rounds: number, chunk: number, workDir: string): Promise<StoreFigure> {
+async function measureStore(store: Store, data: Buffer, rounds: number, chunk: number, workDir: string): Promise<StoreFigure> {
   const teardown = new Teardown(log);
   const storeDir = path.join(workDir, store);
   mkdirSync(storeDir);
   try {
-    const product = await startProduct(store, storeDir, teardown);
+    const product = await startProduct(store, storeDir, teardown, (2 * (rounds + 1) * data.length) / MiB);
     const auth = { Host: product.host, 'X-Auth-Token': product.token };
     const api = (method: string, target: string, headers: Record<string, string> = {}, body?: string | Buffer) =>
       call(product.apiPort, method, target, { ...auth, ...headers }, body);
@@ -219,7 +227,9 @@ async function main(): Promise<void> {
   const rounds = arg('rounds', 3);
   const chunk = arg('chunk-mib', 0) * MiB;
   const at = process.argv.indexOf('--store');
-  const stores = at >= 0 ? [process.argv[at + 1] as 'local' | 's3'] : (['local', 's3'] as const);
+  const stores: Store[] = at >= 0 ? [process.argv[at + 1] as Store] : ['local', 's3'];
+  const unknown = stores.find((store) => !['local', 's3', 'rgw'].includes(store));
+  if (unknown !== undefined) throw new Error(`--store: local, s3 (Swift) or rgw (Ceph), not ${unknown}`);
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'pds-bench-tus-'));
   try {
     log(`${mib} MiB of random bytes, ${rounds} rounds per store`);

@@ -41,7 +41,7 @@ export interface StartedCeph extends S3Server {
   stopOneReplica(): Promise<void>;
 }
 
-function cephConf(root: string, fsid: string, monPort: number, rgwPort: number): string {
+function cephConf(root: string, fsid: string, monPort: number, rgwPort: number, osdBytes: number): string {
   return `[global]
 fsid = ${fsid}
 mon host = [v2:127.0.0.1:${monPort}]
@@ -60,7 +60,7 @@ osd data = ${root}/osd/$id
 # A test machine's disk is rarely 30 % free; no warning for that.
 mon data avail warn = 1
 osd objectstore = memstore
-memstore device bytes = ${256 * 2 ** 20}
+memstore device bytes = ${osdBytes}
 osd pool default size = 3
 osd pool default min size = 2
 osd pool default pg num = 8
@@ -115,7 +115,11 @@ elif command == 'object':
 cluster.shutdown()
 `;
 
-export async function startCephRgw(dataDir: string): Promise<StartedCeph> {
+/**
+ * `osdBytes`: what each OSD holds (in memory: memstore), every object being on all three. Ceph stops
+ * taking writes, without an error, when they are nearly full.
+ */
+export async function startCephRgw(dataDir: string, { osdBytes = 256 * 2 ** 20 } = {}): Promise<StartedCeph> {
   const missing = cephMissing();
   if (missing) throw new Error(`Ceph: ${missing}`);
   mkdirSync(dataDir, { recursive: true });
@@ -126,7 +130,7 @@ export async function startCephRgw(dataDir: string): Promise<StartedCeph> {
   const monPort = await freePort();
   const rgwPort = await freePort();
   const fsid = randomUUID();
-  writeFileSync(conf, cephConf(root, fsid, monPort, rgwPort));
+  writeFileSync(conf, cephConf(root, fsid, monPort, rgwPort, osdBytes));
   const daemons = new DaemonGroup(path.join(root, 'log'));
   const c = ['-c', conf];
   const stop = async () => {
