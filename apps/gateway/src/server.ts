@@ -78,6 +78,10 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     // Its own listener: the public port never serves the admin API (and this one nothing else).
     if (gateway.admin && config.ADMIN_PORT !== undefined) adminServer = await listen(gateway.admin, config.ADMIN_PORT, config.BIND_ADDRESS);
     server = await listen(gateway.app, config.PORT, config.BIND_ADDRESS);
+    // No deadline for a whole request (Node's is 5 minutes): a 4 GiB upload from a phone takes longer.
+    // Headers still have Node's 60 s; a small body its own (BODY_DEADLINE_MS); an upload ends when its
+    // client falls silent (UPLOAD_IDLE_MS).
+    server.requestTimeout = 0;
   } catch (error) {
     if (adminServer) await closeServer(adminServer, 0);
     await release();

@@ -10,6 +10,13 @@ import { ApiError } from './errors';
 import { assertStorableDeep } from './strings';
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+/**
+ * How long a bounded body (JSON, a form) may take to arrive whole. The gateway's listener has no limit
+ * on a whole request (an upload may take hours), so the bodies that are small have their own.
+ */
+export const BODY_DEADLINE_MS = 60_000;
+/** An upload whose client sends nothing for this long is taken as cut (arrivingBytes). */
+export const UPLOAD_IDLE_MS = 30_000;
 /** Deeper than any document the API stores (data records allow 32 levels). */
 export const MAX_JSON_DEPTH = 64;
 
@@ -18,14 +25,38 @@ export async function readBody(req: IncomingMessage, limitBytes = JSON_BODY_LIMI
   return parseJson(await readText(req, limitBytes));
 }
 
-/** Reads a body as UTF-8 text, inflated per Content-Encoding and bounded by `limitBytes`; every refusal is a 4xx. */
-export async function readText(req: IncomingMessage, limitBytes: number): Promise<string> {
+/**
+ * Reads a body as UTF-8 text, inflated per Content-Encoding and bounded by `limitBytes` and by
+ * `deadlineMs` (408 when it has not all come by then); every refusal is a 4xx.
+ */
+export async function readText(req: IncomingMessage, limitBytes: number, deadlineMs = BODY_DEADLINE_MS): Promise<string> {
   const charset = /;\s*charset=("?)([^";]+)\1/i.exec(req.headers['content-type'] ?? '')?.[2]?.toLowerCase();
   if (charset && charset !== 'utf-8' && charset !== 'utf8') throw unsupported(`Unsupported charset ${charset.slice(0, 40)}; send UTF-8`);
   const declared = Number(req.headers['content-length']);
   if (declared > limitBytes) throw tooLarge(limitBytes);
   const encoding = req.headers['content-encoding'];
-  return decodeUtf8(await readDecoded(req, encoding, limitBytes));
+  return decodeUtf8(await readDecoded(req, encoding, limitBytes, deadlineMs));
+}
+
+/**
+ * A long body's bytes as they come (an upload), with no deadline for the whole: the request is
+ * destroyed (and the iteration throws) once the client has sent nothing for `idleMs` while its bytes
+ * were awaited. The time the consumer takes with a piece is not the client's silence.
+ */
+export async function* arrivingBytes(req: IncomingMessage, idleMs: number): AsyncGenerator<Buffer> {
+  const chunks = req.iterator({ destroyOnReturn: false });
+  let idle: NodeJS.Timeout | undefined;
+  try {
+    for (;;) {
+      idle = setTimeout(() => req.destroy(new Error('no bytes for too long')), idleMs);
+      const next = (await chunks.next()) as IteratorResult<Buffer>;
+      clearTimeout(idle);
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    clearTimeout(idle);
+  }
 }
 
 /** Parses JSON text whose nesting is first checked against MAX_JSON_DEPTH; 400 on any failure. */
@@ -72,7 +103,7 @@ function decodeUtf8(bytes: Buffer): string {
 }
 
 /** Reads the body, inflating it per Content-Encoding, and stops as soon as the result passes `limit`. */
-function readDecoded(req: IncomingMessage, encoding: string | undefined, limit: number): Promise<Buffer> {
+function readDecoded(req: IncomingMessage, encoding: string | undefined, limit: number, deadlineMs: number): Promise<Buffer> {
   const codings = (encoding ?? 'identity')
     .split(',')
     .map((c) => c.trim().toLowerCase())
@@ -85,7 +116,18 @@ function readDecoded(req: IncomingMessage, encoding: string | undefined, limit: 
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    // The rest of a late body is never read: its answer closes the connection.
+    const late = setTimeout(
+      () =>
+        fail(
+          new ApiError(408, 'Request Timeout', `The body did not arrive within ${deadlineMs / 1000} s`, {
+            headers: { Connection: 'close' },
+          }),
+        ),
+      deadlineMs,
+    );
     const fail = (error: ApiError) => {
+      clearTimeout(late);
       if (settled) return;
       settled = true;
       if (inflater) {
@@ -100,6 +142,7 @@ function readDecoded(req: IncomingMessage, encoding: string | undefined, limit: 
       chunks.push(chunk);
     });
     source.on('end', () => {
+      clearTimeout(late);
       if (settled) return;
       settled = true;
       resolve(Buffer.concat(chunks));

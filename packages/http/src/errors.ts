@@ -8,6 +8,7 @@ export type ErrorKind =
   | 'Conflict'
   | 'Gone'
   | 'Precondition Failed'
+  | 'Request Timeout'
   | 'Payload Too Large'
   | 'Unsupported Media Type'
   | 'Locked'

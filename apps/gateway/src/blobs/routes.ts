@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
-import { ApiError } from '@pds/http';
+import { ApiError, arrivingBytes, UPLOAD_IDLE_MS } from '@pds/http';
 import { BLOB_ROUTE, BlobTooLargeError, SSE_HEADER, SSE_VALUE, type LocalBlobStore, type OpenedAddress } from '@pds/storage';
 import type { FileService } from '../files/service';
 import type { ResolvedInstance } from '../instances/registry';
@@ -85,7 +85,7 @@ export function blobRoutes(store: LocalBlobStore, files: UploadTargets): Gateway
         let deletedMeanwhile = false;
         try {
           // Not destroying the request on a refusal lets the 413 reach the client.
-          const body = whileLive(req.iterator({ destroyOnReturn: false }), live);
+          const body = whileLive(arrivingBytes(req, UPLOAD_IDLE_MS), live);
           // Read again once the object has its name, while that name is made durable: a delete that came
           // while the bytes arrived removed the bytes before these landed.
           await store.write(key, body, {

@@ -4,7 +4,7 @@
 // may still go on (its file still New, its instance still active) and stops when not.
 import type { Hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { ApiError } from '@pds/http';
+import { ApiError, arrivingBytes } from '@pds/http';
 import { RESUMABLE } from './protocol';
 
 /** How often (in bytes) a request asks again whether its upload may go on. */
@@ -40,21 +40,15 @@ export class UploadBody implements AsyncIterable<Buffer> {
 
   async *[Symbol.asyncIterator](): AsyncGenerator<Buffer> {
     const { req, rules } = this;
-    let idle: NodeJS.Timeout | undefined;
-    const watch = () => {
-      clearTimeout(idle);
-      idle = setTimeout(() => req.destroy(new Error('no bytes for too long')), rules.idleMs);
-    };
     let checked = 0;
-    const chunks = req.iterator({ destroyOnReturn: false });
+    // Idle is the client's silence while the gateway waits for its bytes: not the time the store takes
+    // with the last ones (a slow store holds the client back, and must not end its request).
+    const chunks = arrivingBytes(req, rules.idleMs);
     try {
       for (;;) {
-        // Idle is the client's silence while the gateway waits for its bytes: not the time the store takes
-        // with the last ones (a slow store holds the client back, and must not end its request).
-        watch();
         let next: IteratorResult<Buffer>;
         try {
-          next = (await chunks.next()) as IteratorResult<Buffer>;
+          next = await chunks.next();
         } catch {
           // Aborted, reset, or destroyed for idling: what arrived is kept.
           this.cut = true;
@@ -65,7 +59,6 @@ export class UploadBody implements AsyncIterable<Buffer> {
           this.cut = !req.complete;
           return;
         }
-        clearTimeout(idle);
         const chunk = next.value;
         this.received += chunk.length;
         if (this.received > rules.limit) throw pastLength(rules.limit);
@@ -77,7 +70,7 @@ export class UploadBody implements AsyncIterable<Buffer> {
         yield chunk;
       }
     } finally {
-      clearTimeout(idle);
+      await chunks.return(undefined);
     }
   }
 }

@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FileRecord, FileRepository, FileUploadRow, FileUploadRepository } from '@pds/db';
-import { ApiError } from '@pds/http';
+import { ApiError, UPLOAD_IDLE_MS } from '@pds/http';
 import type { Logger } from '@pds/runtime';
 import { objectKey, type BlobStore, type ResumableState } from '@pds/storage';
 import type { Clock } from '@pds/tokens';
@@ -30,8 +30,6 @@ import {
 
 /** A request holds an upload this long without renewing; it renews every third of it while it runs. */
 const LEASE_MS = 60_000;
-/** A request that brings no byte for this long is taken as cut (shorter than the lease: its end is recorded in time). */
-const IDLE_MS = 30_000;
 /** A token is 32 random bytes in base64url. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -198,7 +196,8 @@ export class ResumableUploads {
     const hash = checksum ? createHash('sha256') : undefined;
     const body = new UploadBody(req, {
       limit: upload.length - upload.offset,
-      idleMs: IDLE_MS,
+      // Shorter than the lease: a cut request's end is recorded in time.
+      idleMs: UPLOAD_IDLE_MS,
       hash,
       check: async () => {
         if (leaseLost()) throw ApiError.conflict('This upload was taken over by another request');
