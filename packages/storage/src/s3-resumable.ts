@@ -1,7 +1,8 @@
-// Resumable writes on S3: one multipart upload per upload, each part streamed on to the store as its bytes
-// arrive (never through the gateway's disk), the next begun while the store answers the last. S3 takes no part under 5 MiB but the last, so the
-// bytes a request leaves short of a whole part are kept as a small object of their own (the tail, under
-// `<address>/.uploads/<ref>/`), read back at the start of the next request. Parts are numbered from the
+// Resumable writes on S3: one multipart upload per upload, each part streamed on to the store as its
+// bytes arrive (never through the gateway's disk), the next begun while the store answers the last. S3
+// takes no part under 5 MiB but the last, so the bytes a request leaves short of a whole part are kept
+// as a small object of their own (the tail, under `<address>/.uploads/<ref>/`), read back at the start
+// of the next request. Parts are numbered from the
 // committed state: a part a refused request sent is replaced by the next one, and only the parts the
 // committed state lists go into the object.
 import { randomBytes } from 'node:crypto';
