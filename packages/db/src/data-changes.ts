@@ -75,8 +75,9 @@ export class DataChangeRepository {
       const updated = changes.flatMap(({ recordId, data }) => {
         const record = byId.get(recordId);
         if (!record) return [];
-        const [written] = newRecords([{ ...record, data }]);
-        return [{ ...record, data, json: written!.json, bytes: written!.bytes, before: record.bytes }];
+        const { namespace, endpoint, userId, bytes: before } = record;
+        const { json, bytes } = newRecords([{ namespace, endpoint, data }])[0]!;
+        return [{ recordId, namespace, endpoint, data, userId, json, bytes, before }];
       });
       const growth = updated.reduce((total, r) => total + r.bytes - r.before, 0);
       await refill(growth);
@@ -127,7 +128,13 @@ export class DataChangeRepository {
       }),
     );
     const located = ({ recordId, namespace, endpoint, data }: NewRecord): LocatedRecord => ({ recordId, namespace, endpoint, data });
-    return saved.map((record, i) => ({ ...located(record), links: (links[i] ?? []).map(located) }));
+    return saved.map(({ recordId, namespace, endpoint, data }, i) => ({
+      recordId,
+      namespace,
+      endpoint,
+      data,
+      links: (links[i] ?? []).map(located),
+    }));
   }
 
   /** Links every pair of the records (both ways); linking again is harmless. */

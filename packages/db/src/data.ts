@@ -42,7 +42,15 @@ export interface NewRecord extends TableRow {
 export function newRecords(rows: TableRow[]): NewRecord[] {
   return rows.map((row) => {
     const json = JSON.stringify(row.data) ?? 'null';
-    return { ...row, recordId: randomUUID(), json, bytes: Buffer.byteLength(json) };
+    // Named, not spread: a property after a spread is V8's slow path, and this runs per record (serve.ts).
+    return {
+      namespace: row.namespace,
+      endpoint: row.endpoint,
+      data: row.data,
+      recordId: randomUUID(),
+      json,
+      bytes: Buffer.byteLength(json),
+    };
   });
 }
 

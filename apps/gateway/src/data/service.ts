@@ -105,11 +105,16 @@ export class DataService {
       this.changes.insertBatch(
         tenant.instance.id,
         writer.user.id,
-        items.map((item) => ({ ...row(item), links: item.links.map(row) })),
+        items.map((item) => ({
+          namespace: item.table.namespace,
+          endpoint: item.table.endpoint,
+          data: item.data,
+          links: item.links.map(row),
+        })),
         caller.actor,
       ),
     );
-    return saved.map((record) => ({ ...located(record), links: record.links.map(located) }));
+    return saved.map((record) => withLinks(record, record.links));
   }
 
   /** One record by id, with the records linked to it: only a record the caller reaches by id. */
@@ -118,7 +123,7 @@ export class DataService {
     const [record] = await this.changes.find(instanceId, [input.recordId]);
     if (!record || !this.access.reachesById(caller, record)) throw ApiError.badRequest(MISSING.get);
     const links = (await this.changes.linksOf(instanceId, [input.recordId])).get(input.recordId) ?? [];
-    return { ...located(record), links: links.map(located) };
+    return withLinks(record, links);
   }
 
   /** Replaces the data of the caller's records, all or none. */
@@ -171,3 +176,11 @@ const view =
   });
 
 export const located = (record: LocatedRecord): RecordView => view(record)(record);
+
+/** A record and the records linked to it, as answered (named fields: a spread would cost per record, serve.ts). */
+const withLinks = (record: LocatedRecord, links: LocatedRecord[]): RecordView => ({
+  endpoint: `${record.namespace}/${record.endpoint}`,
+  recordId: record.recordId,
+  data: record.data,
+  links: links.map(located),
+});
