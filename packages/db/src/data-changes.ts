@@ -14,7 +14,7 @@ import {
 } from './data';
 import { eventStatements, type Actor } from './outbox';
 import { ReadRouting } from './replica';
-import { sqlOn, statement, type Sql, type Statement } from './sql';
+import { sqlOn, statement, textPerRows, type Sql, type Statement } from './sql';
 import { recordUsage, UNLIMITED, type QuotaDefaults } from './usage';
 
 /** A record with the account that wrote it (null for records older than that column). */
@@ -199,11 +199,13 @@ function selectOwned(sql: Sql, instanceId: string, recordIds: string[], lock: bo
 }
 
 /** $1 instance, then each link's record and linked record. */
-const insertLinks = (count: number) =>
-  `INSERT INTO "DataRecordLink" ("instanceId", "recordId", "linkedId") VALUES ${Array.from(
-    { length: count },
-    (_, i) => `($1::uuid, $${2 + 2 * i}::uuid, $${3 + 2 * i}::uuid)`,
-  ).join(', ')} ON CONFLICT DO NOTHING`;
+const insertLinks = textPerRows(
+  (count) =>
+    `INSERT INTO "DataRecordLink" ("instanceId", "recordId", "linkedId") VALUES ${Array.from(
+      { length: count },
+      (_, i) => `($1::uuid, $${2 + 2 * i}::uuid, $${3 + 2 * i}::uuid)`,
+    ).join(', ')} ON CONFLICT DO NOTHING`,
+);
 
 /** Rows of one INSERT of links. */
 const LINKS_PER_INSERT = 100;

@@ -4,7 +4,7 @@ import type { DataAccess, DataGrant } from './generated/gateway/client';
 import type { AccountsChanged } from './users';
 import { eventStatements, type Actor, type NewEvent } from './outbox';
 import { ReadRouting } from './replica';
-import { isUuid, sqlOn, statement, transaction, type Sql, type Statement, type TransactionStatements } from './sql';
+import { isUuid, sqlOn, statement, textPerRows, transaction, type Sql, type Statement, type TransactionStatements } from './sql';
 import { allowanceShort, QuotaExceeded, recordUsage, refillRecordAllowance, UNLIMITED, type QuotaDefaults } from './usage';
 
 export interface StoredRecord {
@@ -58,12 +58,14 @@ export function newRecords(rows: TableRow[]): NewRecord[] {
 const ROWS_PER_INSERT = 100;
 
 /** $1 instance, $2 writer, $3 createdAt, then each record's id, namespace, endpoint, JSON and bytes. */
-const insertRecords = (count: number) =>
-  `INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "bytes", "userId", "createdAt") VALUES ${Array.from(
-    { length: count },
-    (_, i) =>
-      `($1::uuid, $${4 + 5 * i}::uuid, $${5 + 5 * i}, $${6 + 5 * i}, $${7 + 5 * i}::jsonb, $${8 + 5 * i}::int, $2::uuid, $3::timestamptz)`,
-  ).join(', ')}`;
+const insertRecords = textPerRows(
+  (count) =>
+    `INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "bytes", "userId", "createdAt") VALUES ${Array.from(
+      { length: count },
+      (_, i) =>
+        `($1::uuid, $${4 + 5 * i}::uuid, $${5 + 5 * i}, $${6 + 5 * i}, $${7 + 5 * i}::jsonb, $${8 + 5 * i}::int, $2::uuid, $3::timestamptz)`,
+    ).join(', ')}`,
+);
 
 /** The record events of these records. */
 export const recordEvents = (type: string, records: Omit<LocatedRecord, 'data'>[]): NewEvent[] =>

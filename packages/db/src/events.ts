@@ -60,13 +60,14 @@ export function eventsIn<R extends { count: number; object: unknown }>({
   ...row
 }: R): (Omit<R, 'count' | 'object'> & { object: Record<string, unknown> })[] {
   const objects = (count === 1 ? [object] : object) as Record<string, unknown>[];
-  return objects.map((one) => ({ ...row, object: one }));
+  // Object.assign, not `{ ...row, object }`: a property after a spread is V8's slow path, per event.
+  return objects.map((one) => Object.assign({}, row, { object: one }));
 }
 
 /** The row's events, each with its number: the row's `seq` is its last event's. */
 function eventsOf(row: EventRow): StoredEvent[] {
   const first = Number(row.seq) - row.count + 1;
-  return eventsIn(row).map((event, i) => ({ ...event, seq: first + i }));
+  return eventsIn(row).map((event, i) => Object.assign(event, { seq: first + i }));
 }
 
 export class EventRepository {

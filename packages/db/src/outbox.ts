@@ -5,7 +5,7 @@
 // instances something listens to. Numbering in the change's own transaction would hold a per-instance
 // counter row locked until the change commits, so one instance's changes would commit one after another
 // (docs/events.md).
-import { statement, type Sql, type Statement, type TransactionStatements } from './sql';
+import { statement, textPerRows, type Sql, type Statement, type TransactionStatements } from './sql';
 
 /** `anonymous`: someone without an account, such as the holder of a share link (its uses are reads, never changes). */
 export type ActorKind = 'owner' | 'user' | 'application' | 'system' | 'anonymous';
@@ -35,11 +35,13 @@ export interface NewEvent {
 const ROWS_PER_INSERT = 100;
 
 /** $1 instance, $2–$5 the actor and the time, then the type, count and object(s) of each row. */
-const insertEvents = (rows: number) =>
-  `INSERT INTO "Event" ("instanceId", "type", "count", "actorKind", "actorId", "object", "address", "at") VALUES ${Array.from(
-    { length: rows },
-    (_, i) => `($1::uuid, $${6 + 3 * i}, $${7 + 3 * i}::int, $2, $3::uuid, $${8 + 3 * i}::jsonb, $4, $5::timestamptz)`,
-  ).join(', ')}`;
+const insertEvents = textPerRows(
+  (rows) =>
+    `INSERT INTO "Event" ("instanceId", "type", "count", "actorKind", "actorId", "object", "address", "at") VALUES ${Array.from(
+      { length: rows },
+      (_, i) => `($1::uuid, $${6 + 3 * i}, $${7 + 3 * i}::int, $2, $3::uuid, $${8 + 3 * i}::jsonb, $4, $5::timestamptz)`,
+    ).join(', ')}`,
+);
 
 /**
  * The statements that write these events: plain INSERT … VALUES, for the change's batch or transaction.

@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import zlib from 'node:zlib';
 import { ApiError } from './errors';
-import { assertStorableDeep } from './strings';
+import { assertStorableDeep, unstorableReason } from './strings';
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 /**
@@ -70,8 +70,20 @@ export function parseJson(text: string, what = 'body'): unknown {
   } catch {
     throw ApiError.badRequest('Body is not valid JSON');
   }
-  assertStorableDeep(value, what);
+  if (mayHoldUnstorable(text)) assertStorableDeep(value, what);
   return value;
+}
+
+/** A `\u` escape of NUL or of a surrogate half. */
+const ESCAPED_UNSTORABLE = /\\u(?:0000|[dD][89abcdefABCDEF])/;
+
+/**
+ * Whether any string parsed from `text` could be one PostgreSQL cannot store. Every character of a
+ * parsed string is a raw character of the text or an escape in it, so a text with neither kind needs
+ * no walk over what it parsed into: the walk visits every value of every body, the scan is one regex pass.
+ */
+function mayHoldUnstorable(text: string): boolean {
+  return ESCAPED_UNSTORABLE.test(text) || unstorableReason(text) !== null;
 }
 
 /** The deepest bracket nesting in JSON text, ignoring brackets inside strings. One pass, no recursion. */
@@ -94,9 +106,12 @@ export function nestingDepth(text: string): number {
   return deepest;
 }
 
+/** One for the process: without `stream`, each decode starts afresh. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 function decodeUtf8(bytes: Buffer): string {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return utf8.decode(bytes);
   } catch {
     throw ApiError.badRequest('Body is not valid UTF-8');
   }
