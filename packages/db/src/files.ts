@@ -304,7 +304,7 @@ export class FileRepository {
         ...eventStatements(instanceId, [fileEvent('file.uploaded', fileId)], actor),
       ]);
       const row = inserted!.rows[0] as Omit<FileRow, 'permissions'>;
-      return fileRecord({ ...row, permissions: [{ userId: file.uploaderId, contentReadable: true }] });
+      return fileRecord(Object.assign(row, { permissions: [{ userId: file.uploaderId, contentReadable: true }] }));
     });
   }
 

@@ -33,7 +33,7 @@ export const listQuerySchema = z.object({
 });
 
 /** The list query as the repository takes it: `ordering=descending` reverses the order. */
-export const listQuery = listQuerySchema.transform(({ ordering, ...rest }) => ({ ...rest, descending: ordering === 'descending' }));
+export const listQuery = listQuerySchema.transform(({ ordering, ...rest }) => ({ descending: ordering === 'descending', ...rest }));
 
 /** A table named by the path `/data/:namespace/*endpoint` (the endpoint's segments joined again). */
 export const tableParams = z.object({
