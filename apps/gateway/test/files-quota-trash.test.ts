@@ -124,7 +124,7 @@ describe.each(STORES)('quotas, usage and trash on the %s store', (store) => {
     await noDrift();
   });
 
-  it('serves a deleted file at no address issued before, bytes or thumbnail, and the same bytes at new ones after a restore', async () => {
+  it('serves a deleted file at no address issued before, bytes or thumbnail, and the same bytes at addresses issued after a restore', async () => {
     const bytes = randomBytes(64 * KiB);
     const file = await uploadFile(gw, owner(), { name: 'secret.png', source: 'gone' }, bytes);
     const picture = Buffer.from('a small picture');
@@ -143,8 +143,8 @@ describe.each(STORES)('quotas, usage and trash on the %s store', (store) => {
     for (const address of addresses) expect((await getBytes(gw, address)).status).toBe(404);
 
     await call(gw, 'post', `/trash/${file.fileId}/restore`, owner()).expect(200);
+    // Issued after the restore (on S3 possibly the same text as before: a signature's time has whole seconds).
     const again = (await call(gw, 'get', `/file/${file.fileId}`, asBob()).expect(200)).body;
-    expect(again.contentUrl).not.toBe(issued.contentUrl);
     expect(await getBytes(gw, again.contentUrl)).toEqual({ status: 200, body: bytes });
     expect(await getBytes(gw, again.thumbnailUrl)).toEqual({ status: 200, body: picture });
     expect([await stored(alice.address, file.fileId), await inTrash(alice.address, file.fileId)]).toEqual([bytes.length, null]);
