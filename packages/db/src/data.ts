@@ -67,6 +67,32 @@ const insertRecords = textPerRows(
     ).join(', ')}`,
 );
 
+/**
+ * The same for rows of one table (an array posted to it, a batch to one table): its namespace and
+ * endpoint bound once as $4 and $5, then each record's id, JSON and bytes. Two fifths fewer values
+ * to bind and send than the rows of several tables need.
+ */
+const insertTableRecords = textPerRows(
+  (count) =>
+    `INSERT INTO "DataRecord" ("instanceId", "recordId", "namespace", "endpoint", "data", "bytes", "userId", "createdAt") VALUES ${Array.from(
+      { length: count },
+      (_, i) => `($1::uuid, $${6 + 3 * i}::uuid, $4, $5, $${7 + 3 * i}::jsonb, $${8 + 3 * i}::int, $2::uuid, $3::timestamptz)`,
+    ).join(', ')}`,
+);
+
+/** One INSERT of these rows, in their order. */
+function insertRows(instanceId: string, userId: string, now: Date, rows: NewRecord[]): Statement {
+  const { namespace, endpoint } = rows[0]!;
+  if (rows.every((r) => r.namespace === namespace && r.endpoint === endpoint)) {
+    const values: unknown[] = [instanceId, userId, now, namespace, endpoint];
+    for (const r of rows) values.push(r.recordId, r.json, r.bytes);
+    return statement(insertTableRecords(rows.length), values);
+  }
+  const values: unknown[] = [instanceId, userId, now];
+  for (const r of rows) values.push(r.recordId, r.namespace, r.endpoint, r.json, r.bytes);
+  return statement(insertRecords(rows.length), values);
+}
+
 /** The record events of these records. */
 export const recordEvents = (type: string, records: Omit<LocatedRecord, 'data'>[]): NewEvent[] =>
   records.map(({ namespace, endpoint, recordId }) => ({ type, object: { namespace, endpoint, recordId } }));
@@ -85,10 +111,7 @@ export function insertStatements(
   const now = new Date();
   const statements = recordUsage(instanceId, records.length, sumBytes(records), quotas.recordsBytes);
   for (let start = 0; start < records.length; start += ROWS_PER_INSERT) {
-    const chunk = records.slice(start, start + ROWS_PER_INSERT);
-    const values: unknown[] = [instanceId, userId, now];
-    for (const r of chunk) values.push(r.recordId, r.namespace, r.endpoint, r.json, r.bytes);
-    statements.push(statement(insertRecords(chunk.length), values));
+    statements.push(insertRows(instanceId, userId, now, records.slice(start, start + ROWS_PER_INSERT)));
   }
   return [...statements, ...eventStatements(instanceId, recordEvents('record.created', records), actor, now)];
 }
