@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Kysely, PostgresDialect, type Generated } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import pg from 'pg';
-import { createGatewayDb, DataRecordRepository, FileRepository, InstanceRepository, SYSTEM, type GatewayDb } from '@pds/db';
+import { createGatewayDb, DataRecordRepository, FileRepository, InstanceRepository, recordJson, SYSTEM, type GatewayDb } from '@pds/db';
 import { dropDatabase, ensureDatabase } from '../lib/postgres';
 import { migrate } from '../lib/prisma';
 import { seedFiles } from './seed';
@@ -169,7 +169,7 @@ async function main(): Promise<void> {
         Kysely: (i) => kyselyFileGet(builder, instanceId, fileId(i)).executeTakeFirst(),
       },
       'record insert': {
-        'pg helpers (prepared)': (i) => records.insert(instanceId, ownerId, 'bench', 'items', [{ n: i }], SYSTEM),
+        'pg helpers (prepared)': (i) => records.insert(instanceId, ownerId, 'bench', 'items', [recordJson({ n: i })], SYSTEM),
         "pg, Kysely's text unnamed": unnamed(sampleInsert, insertValues),
         Kysely: (i) => kyselyInsert(builder, instanceId, ownerId, i).execute(),
       },

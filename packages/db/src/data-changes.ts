@@ -4,13 +4,14 @@ import type { GatewayDb } from './clients';
 import {
   changeRecords,
   insertStatements,
-  newRecords,
+  newRecord,
   recordEvents,
   removeRecords,
   sumBytes,
   type LocatedRecord,
   type NewRecord,
-  type TableRow,
+  type RecordJson,
+  type TableName,
 } from './data';
 import { eventStatements, type Actor } from './outbox';
 import { ReadRouting } from './replica';
@@ -24,9 +25,11 @@ export interface OwnedRecord extends LocatedRecord {
   bytes: number;
 }
 
-/** A row of a batch: a record and the records to store linked to it. */
-export interface BatchRow extends TableRow {
-  links: TableRow[];
+/** A record of a batch, and the records to store linked to it. */
+export interface BatchRow {
+  table: TableName;
+  data: RecordJson;
+  links: { table: TableName; data: RecordJson }[];
 }
 
 export interface LinkedRecord extends LocatedRecord {
@@ -62,7 +65,7 @@ export class DataChangeRepository {
    * Replaces the data of the records, all or none: they are locked, `check` judges them, then their
    * usage, rows and events go in one batch with the commit. Returned in the order given.
    */
-  update(instanceId: string, changes: { recordId: string; data: unknown }[], check: ChangeCheck, actor: Actor): Promise<OwnedRecord[]> {
+  update(instanceId: string, changes: { recordId: string; data: RecordJson }[], check: ChangeCheck, actor: Actor): Promise<OwnedRecord[]> {
     const change = changeRecords(this.db.pool, instanceId, this.quotas, async (tx, refill) => {
       const found = await selectOwned(
         tx,
@@ -72,11 +75,10 @@ export class DataChangeRepository {
       );
       await check(found);
       const byId = new Map(found.map((record) => [record.recordId, record]));
-      const updated = changes.flatMap(({ recordId, data }) => {
+      const updated = changes.flatMap(({ recordId, data: { data, json, bytes } }) => {
         const record = byId.get(recordId);
         if (!record) return [];
         const { namespace, endpoint, userId, bytes: before } = record;
-        const { json, bytes } = newRecords([{ namespace, endpoint, data }])[0]!;
         return [{ recordId, namespace, endpoint, data, userId, json, bytes, before }];
       });
       const growth = updated.reduce((total, r) => total + r.bytes - r.before, 0);
@@ -115,8 +117,8 @@ export class DataChangeRepository {
 
   /** Stores a batch across tables in one transaction and one round trip: each row, its links, linked both ways. */
   async insertBatch(instanceId: string, userId: string, rows: BatchRow[], actor: Actor): Promise<LinkedRecord[]> {
-    const saved = newRecords(rows);
-    const links = rows.map((row) => newRecords(row.links));
+    const saved = rows.map((row) => newRecord(row.table, row.data));
+    const links = rows.map((row) => row.links.map((link) => newRecord(link.table, link.data)));
     const all = [...saved, ...links.flat()];
     const pairs = saved.flatMap((record, i) => (links[i] ?? []).map((link): [string, string] => [record.recordId, link.recordId]));
     const statements = [...insertStatements(instanceId, userId, all, this.quotas, actor), ...linkStatements(instanceId, pairs)];

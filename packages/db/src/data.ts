@@ -20,10 +20,10 @@ export interface RecordQuery {
   take: number;
 }
 
-export interface TableRow {
+/** A table by its names. */
+export interface TableName {
   namespace: string;
   endpoint: string;
-  data: unknown;
 }
 
 export interface LocatedRecord extends StoredRecord {
@@ -31,27 +31,27 @@ export interface LocatedRecord extends StoredRecord {
   endpoint: string;
 }
 
-/** A record to store, with the id, JSON text and byte count the gateway gives it. */
-export interface NewRecord extends TableRow {
-  recordId: string;
+/**
+ * A record's data with its JSON text, made once where the data comes in (the gateway checks its size
+ * on it), and that text's UTF-8 bytes: what the record counts in the usage.
+ */
+export interface RecordJson {
+  data: unknown;
   json: string;
   bytes: number;
 }
 
-/** Ids, JSON texts and byte counts for rows to store (the bytes a record counts in the usage: its JSON text's). */
-export function newRecords(rows: TableRow[]): NewRecord[] {
-  return rows.map((row) => {
-    const json = JSON.stringify(row.data) ?? 'null';
-    // Named, not spread: a property after a spread is V8's slow path, and this runs per record (serve.ts).
-    return {
-      namespace: row.namespace,
-      endpoint: row.endpoint,
-      data: row.data,
-      recordId: randomUUID(),
-      json,
-      bytes: Buffer.byteLength(json),
-    };
-  });
+export function recordJson(data: unknown): RecordJson {
+  const json = JSON.stringify(data) ?? 'null';
+  return { data, json, bytes: Buffer.byteLength(json) };
+}
+
+/** A record to store in a table, with the id the gateway gives it. */
+export interface NewRecord extends LocatedRecord, RecordJson {}
+
+export function newRecord(table: TableName, { data, json, bytes }: RecordJson): NewRecord {
+  // Named, not spread: a property after a spread is V8's slow path, and this runs per record (serve.ts).
+  return { recordId: randomUUID(), namespace: table.namespace, endpoint: table.endpoint, data, json, bytes };
 }
 
 /** Rows of one INSERT: a few statement texts cover every batch, and none binds too many values. */
@@ -186,10 +186,11 @@ export class DataRecordRepository {
     userId: string,
     namespace: string,
     endpoint: string,
-    records: unknown[],
+    records: RecordJson[],
     actor: Actor,
   ): Promise<StoredRecord[]> {
-    const rows = newRecords(records.map((data) => ({ namespace, endpoint, data })));
+    const table = { namespace, endpoint };
+    const rows = records.map((record) => newRecord(table, record));
     const statements = insertStatements(instanceId, userId, rows, this.quotas, actor);
     await this.reads.written(
       instanceId,

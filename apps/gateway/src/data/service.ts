@@ -100,20 +100,7 @@ export class DataService {
     const items = parseBatch(input.body);
     const tables = items.flatMap((item) => [item.table, ...item.links.map((link) => link.table)]);
     const writer = await this.access.requireAll(tenant.instance.id, caller, 'write', tables);
-    const row = ({ table, data }: { table: Table; data: object }) => ({ namespace: table.namespace, endpoint: table.endpoint, data });
-    const saved = await withinQuota(
-      this.changes.insertBatch(
-        tenant.instance.id,
-        writer.user.id,
-        items.map((item) => ({
-          namespace: item.table.namespace,
-          endpoint: item.table.endpoint,
-          data: item.data,
-          links: item.links.map(row),
-        })),
-        caller.actor,
-      ),
-    );
+    const saved = await withinQuota(this.changes.insertBatch(tenant.instance.id, writer.user.id, items, caller.actor));
     return saved.map((record) => withLinks(record, record.links));
   }
 

@@ -4,7 +4,7 @@
 // property. `GET /phata/profile` evaluates that bundle for anyone, or, until the owner stores one, the
 // original's default, which publishes shared notes and no profile field.
 import { z } from 'zod';
-import type { DataRecordRepository } from '@pds/db';
+import { recordJson, type DataRecordRepository } from '@pds/db';
 import type { Clock } from '@pds/tokens';
 import { requireOwner, type Caller } from '../context';
 import type { BundleStructure } from '../data/bundle-input';
@@ -129,7 +129,7 @@ export class ProfileService {
     const profile = this.complete((group, field) => given[group]?.[field] ?? '');
     const published = FIELD_PATHS.filter((path) => input.published.includes(path));
     const record = { ...profile, shared: published.length > 0, dateCreated: Math.floor(this.clock().getTime() / 1000) };
-    await this.records.insert(instanceId, caller.user.id, NAMESPACE, ENDPOINT, [record], caller.actor);
+    await this.records.insert(instanceId, caller.user.id, NAMESPACE, ENDPOINT, [recordJson(record)], caller.actor);
     const previous = await this.bundles.stored(instanceId, BUNDLE);
     const notables = previous?.bundle.notables ?? NOTABLES;
     const mapping = Object.fromEntries(published.map((path) => [path, path]));
