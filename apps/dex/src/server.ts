@@ -11,6 +11,7 @@ import {
   disconnectOnFailure,
   poolUse,
 } from '@pds/db';
+import { ENVELOPED } from '@pds/http';
 import { boundPort, closeServer, createLogger, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import {
   announcePresence,
@@ -96,7 +97,7 @@ export async function startDex(config: DexConfig, options: { registerWaitMs?: nu
       registerWaitMs: options.registerWaitMs,
       consoleDist: consoleDist(),
     }));
-    server = await listen(app, config.DEX_PORT, config.BIND_ADDRESS);
+    server = await listen(app, config.DEX_PORT, config.BIND_ADDRESS, ENVELOPED);
   } catch (error) {
     await release();
     throw error;

@@ -2,6 +2,7 @@
 import type { Server } from 'node:http';
 import type { GatewayConfig } from '@pds/config';
 import { createGatewayDb, databaseChecks, disconnectOnFailure, poolUse } from '@pds/db';
+import { ENVELOPED } from '@pds/http';
 import { boundPort, closeServer, createLogger, flushLogs, listen, once, requireReady, startMetrics, type Stoppable } from '@pds/runtime';
 import {
   announcePresence,
@@ -76,8 +77,9 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
       metrics: metrics?.metrics,
     });
     // Its own listener: the public port never serves the admin API (and this one nothing else).
-    if (gateway.admin && config.ADMIN_PORT !== undefined) adminServer = await listen(gateway.admin, config.ADMIN_PORT, config.BIND_ADDRESS);
-    server = await listen(gateway.app, config.PORT, config.BIND_ADDRESS);
+    if (gateway.admin && config.ADMIN_PORT !== undefined)
+      adminServer = await listen(gateway.admin, config.ADMIN_PORT, config.BIND_ADDRESS, ENVELOPED);
+    server = await listen(gateway.app, config.PORT, config.BIND_ADDRESS, ENVELOPED);
     // No deadline for a whole request (Node's is 5 minutes): a 4 GiB upload from a phone takes longer.
     // Headers still have Node's 60 s; a small body its own (BODY_DEADLINE_MS); an upload ends when its
     // client falls silent (UPLOAD_IDLE_MS).

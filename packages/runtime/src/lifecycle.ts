@@ -1,6 +1,6 @@
 // How every process starts and stops: listen, then on SIGTERM/SIGINT stop accepting, let in-flight
 // requests and jobs finish (bounded), close pools and connections, and exit. One copy for all.
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import { answerClientErrors } from './client-errors';
 import { portHolder } from './port-holder';
 
@@ -14,10 +14,11 @@ export interface Stoppable {
 /**
  * Resolves with the listening server once bound; rejects, naming the address, when the port cannot be
  * bound. Requests Node's parser refuses get the `{ error, message }` body too (client-errors.ts).
+ * `options`: Node's, such as the ServerResponse class (the apps pass @pds/http's EnvelopedResponse).
  */
-export function listen(app: RequestListener, port: number, host: string): Promise<Server> {
+export function listen(app: RequestListener, port: number, host: string, options: ServerOptions = {}): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer(app);
+    const server = createServer(options, app);
     server.once('error', (error) => reject(listenError(error, host, port)));
     answerClientErrors(server);
     server.listen(port, host, () => resolve(server));

@@ -8,21 +8,23 @@ import type { Reply } from './route';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function sendReply(res: ServerResponse, reply: Reply): void {
-  if (reply.headers) for (const name in reply.headers) res.setHeader(name, reply.headers[name] as string);
+  // One writeHead with every header: on an EnvelopedResponse nothing is set one by one (envelope.ts).
+  const headers: string[] = [];
+  if (reply.headers) for (const name in reply.headers) headers.push(name, reply.headers[name] as string);
   let body: string | undefined;
   if (reply.json !== undefined) {
     body = JSON.stringify(reply.json);
-    res.setHeader('Content-Type', JSON_TYPE);
+    headers.push('Content-Type', JSON_TYPE);
   } else if (reply.jsonList) {
     body = reply.jsonList.body;
-    res.setHeader('Content-Type', JSON_TYPE);
+    headers.push('Content-Type', JSON_TYPE);
   } else if (reply.text) {
     body = reply.text.body;
-    res.setHeader('Content-Type', reply.text.type);
+    headers.push('Content-Type', reply.text.type);
   }
   // Always a length (0 without a body): node would answer chunked otherwise.
-  res.setHeader('Content-Length', body === undefined ? 0 : Buffer.byteLength(body));
-  res.statusCode = reply.status;
+  headers.push('Content-Length', String(body === undefined ? 0 : Buffer.byteLength(body)));
+  res.writeHead(reply.status, headers);
   res.end(body);
 }
 
