@@ -42,8 +42,11 @@ const list = async (path: string, caller = as.alice, tenant = here): Promise<Rec
   expect(listed.count).toBe(records.length);
   return records;
 };
-const create = (path: string, body: unknown, caller = as.alice) =>
-  data.create(here, caller, { table: table(path), body, skipErrors: false });
+/** Stores records; the answer's records as a client reads them. */
+const create = async (path: string, body: unknown, caller = as.alice) => {
+  const { saved, single } = await data.create(here, caller, { table: table(path), body, skipErrors: false });
+  return { single, saved: saved.map((text) => JSON.parse(text) as RecordView) };
+};
 /** Who wrote each record, as stored. */
 const writers = async (recordIds: string[]) =>
   (await new DataChangeRepository(gw.db).find(here.instance.id, recordIds)).map((r) => [r.recordId, r.userId]);
@@ -145,7 +148,9 @@ describe('whole tables', () => {
     const body = [{ endpoint: 'notes/batched', data: { b: 1 }, links: [{ endpoint: 'diary/batched', data: { b: 2 } }] }];
     expect(await refusal(data.batch(here, as.notes, { body }))).toEqual({ status: 403, message: 'No write access to data diary/batched' });
     expect([...(await list('notes/batched')), ...(await list('diary/batched'))]).toEqual([]);
-    const [saved] = await data.batch(here, as.alice, { body });
+    const batched = await data.batch(here, as.alice, { body });
+    const [saved] = JSON.parse(batched.json) as RecordView[];
+    expect(batched.count).toBe(1);
     expect(saved).toMatchObject({ endpoint: 'notes/batched', data: { b: 1 }, links: [{ endpoint: 'diary/batched', data: { b: 2 } }] });
   });
 

@@ -1,7 +1,7 @@
 // The data tables: `GET/POST/DELETE /api/v2.6/data/:namespace/:endpoint`; records by id
 // (`/data-record/:id`, `PUT /data`, `DELETE /data?records=`), batches, links and the list of tables.
 import { z } from 'zod';
-import { json, jsonList } from '@pds/http';
+import { json, jsonText } from '@pds/http';
 import { route, type GatewayRoute } from '../route';
 import { recordsRead } from '../events/read-notes';
 import { listQuery, MAX_RECORDS_PER_REQUEST, parseRecordIds, tableParams } from './input';
@@ -95,7 +95,10 @@ export function dataRoutes(data: DataService): GatewayRoute[] {
       description: ACCESS,
       documents: { body: z.array(z.looseObject({ endpoint: z.string(), data: z.unknown() })) },
       responses: { 201: { description: 'The stored records', body: z.array(recordBody) } },
-      handle: async ({ tenant, caller, body }) => json(await data.batch(tenant, caller, { body }), 201),
+      async handle({ tenant, caller, body }) {
+        const saved = await data.batch(tenant, caller, { body });
+        return jsonText(saved.json, saved.count, 201);
+      },
     }),
     route({
       method: 'post',
@@ -124,7 +127,7 @@ export function dataRoutes(data: DataService): GatewayRoute[] {
       read: recordsRead,
       async handle({ tenant, caller, params, query }) {
         const list = await data.list(tenant, caller, { table: params, query });
-        return jsonList(list.json, list.count);
+        return jsonText(list.json, list.count);
       },
     }),
     route({
@@ -145,7 +148,9 @@ export function dataRoutes(data: DataService): GatewayRoute[] {
       async handle({ tenant, caller, params, query, body }) {
         const skipErrors = query.skipErrors === 'true';
         const { saved, single } = await data.create(tenant, caller, { table: params, body, skipErrors });
-        return json(single ? saved[0] : saved, 201);
+        if (!single) return jsonText(`[${saved.join(',')}]`, saved.length, 201);
+        // One record sent, and left out by skipErrors: an empty answer.
+        return saved[0] === undefined ? json(undefined, 201) : jsonText(saved[0], 1, 201);
       },
     }),
     route({

@@ -58,10 +58,8 @@ export class DataService {
     const { table } = input;
     await this.access.require(tenant.instance.id, caller, 'read', table);
     const rows = await this.records.findJson(tenant.instance.id, table.namespace, table.endpoint, input.query);
-    // Each record's data is the JSON text as stored: never parsed only to be printed again.
-    const endpoint = JSON.stringify(`${table.namespace}/${table.endpoint}`);
-    const items = rows.map((row) => `{"endpoint":${endpoint},"recordId":"${row.recordId}","data":${row.data}}`);
-    return { json: `[${items.join(',')}]`, count: rows.length };
+    const endpoint = endpointJson(table);
+    return { json: `[${rows.map((row) => recordJsonText(endpoint, row.recordId, row.data)).join(',')}]`, count: rows.length };
   }
 
   /** How many records a table holds, for a caller who may read it (the rules of `list`). */
@@ -78,7 +76,7 @@ export class DataService {
     tenant: ResolvedInstance,
     caller: Caller,
     input: { table: Table; body: unknown; skipErrors: boolean },
-  ): Promise<{ saved: RecordView[]; single: boolean }> {
+  ): Promise<{ saved: string[]; single: boolean }> {
     const { table } = input;
     const writer = await this.access.require(tenant.instance.id, caller, 'write', table);
     const { records, single } = parseRecords(input.body, input.skipErrors);
@@ -86,7 +84,8 @@ export class DataService {
     const saved = await withinQuota(
       this.records.insert(tenant.instance.id, writer.user.id, table.namespace, table.endpoint, records, caller.actor),
     );
-    return { saved: saved.map(view(table)), single };
+    const endpoint = endpointJson(table);
+    return { saved: saved.map((record, i) => recordJsonText(endpoint, record.recordId, records[i]!.json)), single };
   }
 
   /** Removes every record of the table, whoever wrote it; the number removed. */
@@ -96,12 +95,16 @@ export class DataService {
   }
 
   /** Records across tables, with linked records, in one transaction; every table needs write. */
-  async batch(tenant: ResolvedInstance, caller: Caller, input: { body: unknown }): Promise<RecordView[]> {
+  async batch(tenant: ResolvedInstance, caller: Caller, input: { body: unknown }): Promise<RecordList> {
     const items = parseBatch(input.body);
     const tables = items.flatMap((item) => [item.table, ...item.links.map((link) => link.table)]);
     const writer = await this.access.requireAll(tenant.instance.id, caller, 'write', tables);
     const saved = await withinQuota(this.changes.insertBatch(tenant.instance.id, writer.user.id, items, caller.actor));
-    return saved.map((record) => withLinks(record, record.links));
+    const texts = saved.map((record, i) => {
+      const links = record.links.map((link, j) => recordJsonText(endpointJson(link), link.recordId, items[i]!.links[j]!.data.json));
+      return recordJsonText(endpointJson(record), record.recordId, items[i]!.data.json, `[${links.join(',')}]`);
+    });
+    return { json: `[${texts.join(',')}]`, count: texts.length };
   }
 
   /** One record by id, with the records linked to it: only a record the caller reaches by id. */
@@ -152,6 +155,17 @@ export class DataService {
       mayWrite('write', found);
     };
   }
+}
+
+/** A table's `namespace/endpoint` as a JSON string. */
+const endpointJson = (table: { namespace: string; endpoint: string }) => JSON.stringify(`${table.namespace}/${table.endpoint}`);
+
+/**
+ * A RecordView's JSON text, its data the JSON text the record was stored as or read back as: a record
+ * is never parsed or printed again only to be answered. `links`: the JSON list of its linked records.
+ */
+function recordJsonText(endpoint: string, recordId: string, data: string, links?: string): string {
+  return `{"endpoint":${endpoint},"recordId":"${recordId}","data":${data}${links === undefined ? '' : `,"links":${links}`}}`;
 }
 
 const view =

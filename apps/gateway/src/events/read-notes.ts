@@ -11,7 +11,7 @@ const served = (reply: Reply | undefined) => reply !== undefined && reply.status
 /** Records of a table read by an app or a user (the owner reading her own data is not news to her). */
 export const recordsRead: Note = ({ params, caller }, reply) => {
   if (!served(reply) || !caller || isOwner(caller)) return undefined;
-  const count = Array.isArray(reply?.json) ? reply.json.length : (reply?.jsonList?.items ?? 1);
+  const count = Array.isArray(reply?.json) ? reply.json.length : (reply?.jsonText?.items ?? 1);
   const object = params.recordId
     ? { recordId: String(params.recordId) }
     : { namespace: String(params.namespace), endpoint: String(params.endpoint) };

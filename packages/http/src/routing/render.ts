@@ -15,8 +15,8 @@ export function sendReply(res: ServerResponse, reply: Reply): void {
   if (reply.json !== undefined) {
     body = JSON.stringify(reply.json);
     headers.push('Content-Type', JSON_TYPE);
-  } else if (reply.jsonList) {
-    body = reply.jsonList.body;
+  } else if (reply.jsonText) {
+    body = reply.jsonText.body;
     headers.push('Content-Type', JSON_TYPE);
   } else if (reply.text) {
     body = reply.text.body;

@@ -33,10 +33,10 @@ export interface Reply {
   /** A body of another type (`text/plain; charset=utf-8`, a page). */
   text?: { type: string; body: string };
   /**
-   * A JSON list already written: records as the database keeps their JSON, sent without parsing and
-   * printing them again. `items`: how many elements it holds.
+   * A JSON body already written: records as the database keeps or was given their JSON, sent without
+   * parsing and printing them again. `items`: how many records it holds.
    */
-  jsonList?: { body: string; items: number };
+  jsonText?: { body: string; items: number };
 }
 
 export const json = (body: unknown, status = 200, headers?: Record<string, string>): Reply => ({ status, json: body, headers });
@@ -45,7 +45,7 @@ export const text = (type: string, body: string, headers?: Record<string, string
   text: { type, body },
   headers,
 });
-export const jsonList = (body: string, items: number): Reply => ({ status: 200, jsonList: { body, items } });
+export const jsonText = (body: string, items: number, status = 200): Reply => ({ status, jsonText: { body, items } });
 /** Location alone: a redirect body that no client reads is not worth negotiating. */
 export const redirect = (location: string, status = 303): Reply => ({ status, headers: { Location: location } });
 
