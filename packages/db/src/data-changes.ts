@@ -32,8 +32,9 @@ export interface BatchRow {
   links: { table: TableName; data: RecordJson }[];
 }
 
-export interface LinkedRecord extends LocatedRecord {
-  links: LocatedRecord[];
+/** A stored record of a batch, with its id and JSON text, and the records stored linked to it. */
+export interface LinkedRecord extends NewRecord {
+  links: NewRecord[];
 }
 
 /** Decides, with the records locked, whether the change may go ahead; throws to refuse it. */
@@ -129,14 +130,7 @@ export class DataChangeRepository {
         await tx.finish(statements);
       }),
     );
-    const located = ({ recordId, namespace, endpoint, data }: NewRecord): LocatedRecord => ({ recordId, namespace, endpoint, data });
-    return saved.map(({ recordId, namespace, endpoint, data }, i) => ({
-      recordId,
-      namespace,
-      endpoint,
-      data,
-      links: (links[i] ?? []).map(located),
-    }));
+    return saved.map((record, i) => Object.assign(record, { links: links[i] ?? [] }));
   }
 
   /** Links every pair of the records (both ways); linking again is harmless. */

@@ -188,7 +188,7 @@ export class DataRecordRepository {
     endpoint: string,
     records: RecordJson[],
     actor: Actor,
-  ): Promise<StoredRecord[]> {
+  ): Promise<NewRecord[]> {
     const table = { namespace, endpoint };
     const rows = records.map((record) => newRecord(table, record));
     const statements = insertStatements(instanceId, userId, rows, this.quotas, actor);
@@ -199,7 +199,7 @@ export class DataRecordRepository {
         await tx.finish(statements);
       }),
     );
-    return rows.map(({ recordId, data }) => ({ recordId, data }));
+    return rows;
   }
 
   /**

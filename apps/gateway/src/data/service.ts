@@ -85,7 +85,7 @@ export class DataService {
       this.records.insert(tenant.instance.id, writer.user.id, table.namespace, table.endpoint, records, caller.actor),
     );
     const endpoint = endpointJson(table);
-    return { saved: saved.map((record, i) => recordJsonText(endpoint, record.recordId, records[i]!.json)), single };
+    return { saved: saved.map((record) => recordJsonText(endpoint, record.recordId, record.json)), single };
   }
 
   /** Removes every record of the table, whoever wrote it; the number removed. */
@@ -100,9 +100,9 @@ export class DataService {
     const tables = items.flatMap((item) => [item.table, ...item.links.map((link) => link.table)]);
     const writer = await this.access.requireAll(tenant.instance.id, caller, 'write', tables);
     const saved = await withinQuota(this.changes.insertBatch(tenant.instance.id, writer.user.id, items, caller.actor));
-    const texts = saved.map((record, i) => {
-      const links = record.links.map((link, j) => recordJsonText(endpointJson(link), link.recordId, items[i]!.links[j]!.data.json));
-      return recordJsonText(endpointJson(record), record.recordId, items[i]!.data.json, `[${links.join(',')}]`);
+    const texts = saved.map((record) => {
+      const links = record.links.map((link) => recordJsonText(endpointJson(link), link.recordId, link.json));
+      return recordJsonText(endpointJson(record), record.recordId, record.json, `[${links.join(',')}]`);
     });
     return { json: `[${texts.join(',')}]`, count: texts.length };
   }
