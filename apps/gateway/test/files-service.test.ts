@@ -147,6 +147,34 @@ describe('grants', () => {
     expect((await stored(fileId))?.permissions.map((p) => p.userId)).toEqual([users.bob.userId]);
   });
 
+  it('every read of one file gives its permissions as a page of search hits does: by account id, and none once all are revoked', async () => {
+    const fileId = await completedByBob('many.txt');
+    const other = await completedByBob('many-other.txt');
+    await files.grant(here, as.alice, { fileId, userId: users.carol.userId, content: false });
+    await files.grant(here, as.alice, { fileId, userId: owners.alice.userId, content: true });
+    const repository = new FileRepository(gw.db);
+    const [hit] = await files.search(here, as.alice, { template: { fileId }, page: { take: 10, skip: 0 } });
+    const expected = [
+      { userId: users.bob.userId, contentReadable: true },
+      { userId: users.carol.userId, contentReadable: false },
+      { userId: owners.alice.userId, contentReadable: true },
+    ].sort((a, b) => (a.userId < b.userId ? -1 : 1));
+    expect(hit?.permissions).toEqual(expected);
+    expect((await files.get(here, as.alice, { fileId })).permissions).toEqual(expected);
+    expect((await repository.find(here.instance.id, fileId))?.permissions).toEqual(expected);
+    expect((await repository.findListing(here.instance.id, fileId))?.permissions).toEqual(expected);
+    const both = await repository.findAll(here.instance.id, [other, fileId]);
+    expect(both.map((file) => [file.fileId, file.permissions.length])).toEqual([
+      [other, 1],
+      [fileId, 3],
+    ]);
+
+    for (const userId of [users.bob.userId, users.carol.userId, owners.alice.userId])
+      await files.revoke(here, as.alice, { fileId, userId });
+    expect((await files.get(here, as.alice, { fileId })).permissions).toEqual([]);
+    expect((await repository.findAll(here.instance.id, [fileId]))[0]?.permissions).toEqual([]);
+  });
+
   it('is the owner’s: the uploader who sees the file gets 403, and changes nothing', async () => {
     const fileId = await completedByBob('mine.txt');
     expect(await refusal(files.grant(here, as.bob, { fileId, userId: users.carol.userId, content: true }))).toEqual({

@@ -104,11 +104,18 @@ export interface AbandonedUpload {
 const FILE_PERMISSIONS = `COALESCE((SELECT json_agg(json_build_object('userId', p."userId", 'contentReadable', p."contentReadable") ORDER BY p."userId")
     FROM "FilePermission" p WHERE p."instanceId" = $1::uuid AND p."fileId" = f."fileId"), '[]'::json) AS "permissions"`;
 
-/** A file with its permissions in one row (`f` is the file), so a read is one statement and one round trip. */
-const FILE_FIELDS = `f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description",
+/**
+ * Files named by id, each with its permissions, in one statement: one row per permission (a file
+ * without any: one row of nulls), folded by withPermissions. Joined rather than aggregated as on a page
+ * (FILE_PERMISSIONS, where a row per permission would break the LIMIT): the subquery and its json_agg
+ * cost a one-file read about 30 µs more of PostgreSQL's CPU (docs/performance.md).
+ */
+const PERMISSION_COLUMNS = `p."userId" AS "permissionUserId", p."contentReadable" AS "permissionContentReadable"`;
+const WITH_PERMISSIONS = `"File" f LEFT JOIN "FilePermission" p ON p."instanceId" = f."instanceId" AND p."fileId" = f."fileId"`;
+const FILE_COLUMNS = `f."instanceId", f."fileId", f."name", f."source", f."tags", f."title", f."description",
   f."status", f."size", f."contentPublic", f."thumbnail", f."width", f."height", f."takenAt", f."uploaderId", f."dateCreated", f."lastUpdated",
-  f."createdAt", f."trashedAt", ${FILE_PERMISSIONS}`;
-const FILE_SELECT = `SELECT ${FILE_FIELDS} FROM "File" f`;
+  f."createdAt", f."trashedAt"`;
+const FILE_SELECT = `SELECT ${FILE_COLUMNS}, ${PERMISSION_COLUMNS} FROM ${WITH_PERMISSIONS}`;
 
 /**
  * Changes one file: `set` and `condition` are fixed texts ($1 instance, $2 fileId, then theirs). No row
@@ -162,8 +169,9 @@ const LOCK_FOR_COMPLETION = `SELECT "status", "size"::text AS "size" FROM "File"
 const isoText = (column: string) => `to_char(f."${column}" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "${column}"`;
 
 /** Only the columns a search hit shows (fewer to decode per row). */
-const LISTING_COLUMNS = `f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
-  f."contentPublic", f."thumbnail", ${isoText('dateCreated')}, ${isoText('lastUpdated')}, ${FILE_PERMISSIONS}`;
+const HIT_COLUMNS = `f."fileId", f."name", f."source", f."tags", f."title", f."description", f."status", f."size",
+  f."contentPublic", f."thumbnail", ${isoText('dateCreated')}, ${isoText('lastUpdated')}`;
+const LISTING_COLUMNS = `${HIT_COLUMNS}, ${FILE_PERMISSIONS}`;
 const LISTING_SELECT = `SELECT ${LISTING_COLUMNS} FROM "File" f`;
 
 /** A page of the trash: a search hit's columns and when each was trashed; $2 take, $3 skip. */
@@ -172,7 +180,7 @@ const TRASH_LISTING = `SELECT ${LISTING_COLUMNS}, ${isoText('trashedAt')} FROM "
   ORDER BY f."trashedAt" DESC, f."fileId" LIMIT $2 OFFSET $3`;
 
 const FILE_BY_ID = `${FILE_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = $2`;
-const LISTING_BY_ID = `${LISTING_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = $2`;
+const LISTING_BY_ID = `SELECT ${HIT_COLUMNS}, ${PERMISSION_COLUMNS} FROM ${WITH_PERMISSIONS} WHERE f."instanceId" = $1::uuid AND f."fileId" = $2`;
 const FILES_BY_IDS = `${FILE_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = ANY($2::text[])`;
 
 /**
@@ -239,6 +247,21 @@ const INSERT_FILE = `INSERT INTO "File" ("instanceId", "fileId", "name", "source
   RETURNING "instanceId", "fileId", "name", "source", "tags", "title", "description", "status", "size", "contentPublic", "thumbnail",
     "width", "height", "takenAt", "uploaderId", "dateCreated", "lastUpdated", "createdAt", "trashedAt"`;
 const INSERT_UPLOADER_PERMISSION = `INSERT INTO "FilePermission" ("instanceId", "fileId", "userId", "contentReadable") VALUES ($1::uuid, $2, $3::uuid, true)`;
+
+/** One of a file's permissions beside its columns (FILE_SELECT, LISTING_BY_ID); nulls for a file without any. */
+type WithPermission<T> = Omit<T, 'permissions'> & { permissionUserId: string | null; permissionContentReadable: boolean | null };
+
+/** Joined rows folded into one object per file, in the order first seen, its permissions by user id (as FILE_PERMISSIONS orders them). */
+function withPermissions<T extends { fileId: string; permissions: FilePermissionEntry[] }>(rows: WithPermission<T>[]): T[] {
+  const files = new Map<string, T>();
+  for (const { permissionUserId: userId, permissionContentReadable: contentReadable, ...columns } of rows) {
+    let file = files.get(columns.fileId);
+    if (!file) files.set(columns.fileId, (file = Object.assign(columns, { permissions: [] as FilePermissionEntry[] }) as unknown as T));
+    if (userId !== null) file.permissions.push({ userId, contentReadable: contentReadable === true });
+  }
+  for (const file of files.values()) if (file.permissions.length > 1) file.permissions.sort((a, b) => (a.userId < b.userId ? -1 : 1));
+  return [...files.values()];
+}
 
 /** pg hands int8 over as a string (Prisma as a bigint); the record keeps Prisma's bigint. */
 function fileRecord(row: FileRow): FileRecord {
@@ -315,8 +338,8 @@ export class FileRepository {
 
   /** File get and content: the file as a search hit reads it (the columns shown, dates as ISO text), one prepared statement. */
   async findListing(instanceId: string, fileId: string): Promise<FileListing | null> {
-    const [row] = await this.sql.prepared<FileListing>(LISTING_BY_ID, [instanceId, fileId]);
-    return row ?? null;
+    const [file] = withPermissions(await this.sql.prepared<WithPermission<FileListing>>(LISTING_BY_ID, [instanceId, fileId]));
+    return file ?? null;
   }
 
   /**
@@ -546,7 +569,7 @@ export class FileRepository {
       const ids = new Set(changed.map((row) => row.fileId));
       const events = [...ids].map((id) => fileEvent(publicEvent(contentPublic), id));
       const answers = await tx.finish([...eventStatements(instanceId, events, actor), statement(FILES_BY_IDS, [instanceId, [...ids]])]);
-      return inOrder(answers.at(-1)!.rows as FileRow[], fileIds);
+      return inOrder(answers.at(-1)!.rows as WithPermission<FileRow>[], fileIds);
     });
   }
 
@@ -670,19 +693,19 @@ export class FileRepository {
 }
 
 async function findIn(sql: Sql, instanceId: string, fileId: string): Promise<FileRecord | null> {
-  const [row] = await sql.prepared<FileRow>(FILE_BY_ID, [instanceId, fileId]);
-  return row ? fileRecord(row) : null;
+  const [file] = withPermissions(await sql.prepared<WithPermission<FileRow>>(FILE_BY_ID, [instanceId, fileId]));
+  return file ? fileRecord(file) : null;
 }
 
 /** The records of these ids, in the order given. */
 async function findAllIn(sql: Sql, instanceId: string, ids: string[]): Promise<FileRecord[]> {
   if (ids.length === 0) return [];
-  return inOrder(await sql.prepared<FileRow>(FILES_BY_IDS, [instanceId, ids]), ids);
+  return inOrder(await sql.prepared<WithPermission<FileRow>>(FILES_BY_IDS, [instanceId, ids]), ids);
 }
 
 /** The records of rows in the order of `ids` (ids without a row left out). */
-function inOrder(rows: FileRow[], ids: string[]): FileRecord[] {
-  const byId = new Map(rows.map((row) => [row.fileId, fileRecord(row)]));
+function inOrder(rows: WithPermission<FileRow>[], ids: string[]): FileRecord[] {
+  const byId = new Map(withPermissions(rows).map((row) => [row.fileId, fileRecord(row)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -711,8 +734,8 @@ async function finishWithFile(
   actor: Actor,
 ): Promise<FileRecord | null> {
   const answers = await tx.finish([...eventStatements(instanceId, events, actor), statement(FILE_BY_ID, [instanceId, fileId])]);
-  const [row] = answers.at(-1)!.rows as FileRow[];
-  return row ? fileRecord(row) : null;
+  const [file] = withPermissions(answers.at(-1)!.rows as WithPermission<FileRow>[]);
+  return file ? fileRecord(file) : null;
 }
 
 /** $1 instance, $2 user, $3 content readable, then each file. */
