@@ -3,6 +3,8 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { addUser, signUp, type SignedUp } from '../../../test/support/gateway';
 import { useGateway } from '../../../test/support/use-gateway';
+import { issueToken } from '@pds/tokens';
+import { tenantAt } from './callers';
 
 const { gw, owners } = useGateway({ owners: ['alice', 'bob'] });
 const { alice, bob } = owners;
@@ -141,6 +143,17 @@ describe('token refusals', () => {
       'bad signature',
     ],
     ["another instance's token", () => bob.token, 'wrong instance'],
+    [
+      // Only an app account's token may name an app: signed with the instance's own key, it is still refused.
+      "an owner's token that names an app",
+      async () => {
+        const tenant = await tenantAt(gw, alice.address);
+        const keys = await gw.registry.signingKeys(tenant);
+        const claims = { issuer: alice.address, subject: alice.userId, accessScope: 'owner' as const, application: 'notes' };
+        return issueToken(keys, claims, Math.floor(gw.clock().getTime() / 1000)).token;
+      },
+      'unknown user',
+    ],
     ['garbage', () => 'not.a.token', 'malformed'],
   ];
 

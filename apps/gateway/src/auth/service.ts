@@ -84,19 +84,19 @@ export class AuthService {
     if (!user || user.disabled || SCOPE_OF_KIND[user.kind] !== claims.accessScope) throw new TokenRefused('unknown user');
     // Sessions ended by a password change or reset, or "log out everywhere" (the cached account carries the instant).
     if (claims.iat < validAfterSeconds(user)) throw new TokenRefused('expired');
-    if (!(await this.appStillEnabled(tenant, user, claims.application))) throw new TokenRefused('unknown user');
+    // A person's own token (no app account, no app claim) has no app to ask after.
+    const ofApp = user.kind === 'application' || claims.application !== undefined;
+    if (ofApp && !(await this.appStillEnabled(tenant, user, claims.application))) throw new TokenRefused('unknown user');
     return { user, claims, token, actor: { kind: user.kind, id: user.id, address } };
   }
 
   /**
-   * Checked on every request, so disabling an app stops its tokens at once: an app token is accepted
-   * only while its app is enabled and still bound to the token's account. The `application` claim and
-   * an app account always come together; either one alone is refused.
+   * Checked on every request of an app, so disabling an app stops its tokens at once: an app token is
+   * accepted only while its app is enabled and still bound to the token's account. The `application`
+   * claim and an app account always come together; either one alone is refused.
    */
   private async appStillEnabled(tenant: ResolvedInstance, user: Account, application: string | undefined): Promise<boolean> {
-    const isAppAccount = user.kind === 'application';
-    if (!isAppAccount && application === undefined) return true;
-    if (!isAppAccount || application === undefined) return false;
+    if (user.kind !== 'application' || application === undefined) return false;
     const app = await this.accounts.app(tenant.instance.id, application);
     return app !== null && app.enabled && app.userId === user.id;
   }
