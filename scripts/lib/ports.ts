@@ -1,8 +1,39 @@
+import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-export function freePort(): Promise<number> {
+/**
+ * Where free ports are chosen: below the kernel's ephemeral range (Linux: 32768–60999), which it hands
+ * out by itself to every outgoing connection and every bind to port 0. A port taken from that range and
+ * bound only later (a server started after its port was chosen, or started again on it) could meanwhile
+ * be given to any connection of the machine meanwhile. Below it, only another choice made here can take it.
+ */
+const CHOSEN = { low: 10_000, high: ephemeralStart() - 1 };
+/** This process's choices: never handed out twice. */
+const chosen = new Set<number>();
+
+function ephemeralStart(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago, outside the kernel's ephemeral range. */
+export async function freePort(): Promise<number> {
+  // A kernel whose ephemeral range starts low leaves no room below it: the kernel then chooses.
+  if (CHOSEN.high - CHOSEN.low < 1000) return portTheKernelChooses();
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = randomInt(CHOSEN.low, CHOSEN.high + 1);
+    if (chosen.has(port) || !(await isPortFree(port))) continue;
+    chosen.add(port);
+    return port;
+  }
+  throw new Error(`no free port between ${CHOSEN.low} and ${CHOSEN.high} on 127.0.0.1`);
+}
+
+function portTheKernelChooses(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
