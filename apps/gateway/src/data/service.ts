@@ -6,7 +6,6 @@ import {
   type DataRecordRepository,
   type LocatedRecord,
   type RecordQuery,
-  type StoredRecord,
 } from '@pds/db';
 import { ApiError } from '@pds/http';
 import type { Caller } from '../context';
@@ -168,15 +167,11 @@ function recordJsonText(endpoint: string, recordId: string, data: string, links?
   return `{"endpoint":${endpoint},"recordId":"${recordId}","data":${data}${links === undefined ? '' : `,"links":${links}`}}`;
 }
 
-const view =
-  (table: Table) =>
-  (record: StoredRecord): RecordView => ({
-    endpoint: `${table.namespace}/${table.endpoint}`,
-    recordId: record.recordId,
-    data: record.data,
-  });
-
-export const located = (record: LocatedRecord): RecordView => view(record)(record);
+export const located = (record: LocatedRecord): RecordView => ({
+  endpoint: `${record.namespace}/${record.endpoint}`,
+  recordId: record.recordId,
+  data: record.data,
+});
 
 /** A record and the records linked to it, as answered (named fields: a spread would cost per record, serve.ts). */
 const withLinks = (record: LocatedRecord, links: LocatedRecord[]): RecordView => ({
