@@ -156,13 +156,22 @@ describe('the sanity line', () => {
     const sanity = sanityOf([report({}).routes[0] as RouteFigure, hello(20_000, 30_000)]);
     expect(sanity).toEqual({ helloRps: { proxied: 20_000, direct: 30_000 }, fasterThanHello: [] });
     expect(markdownReport(report({ sanity }))).toContain(
-      'Sanity: the bare hello answered 20,000 req/s through nginx and 30,000 direct, faster than every product route.',
+      'Sanity: the bare hello answered 20,000 req/s through nginx and 30,000 direct, no product route above it by more than a tie (a tenth).',
     );
   });
 
+  it('takes a product route within a tenth of the bare hello for a tie (both at the ceiling of nginx), and one past it for a fault', () => {
+    // The product's file GET reads 14,000 direct.
+    expect(sanityOf([report({}).routes[0] as RouteFigure, hello(20_000, 13_000)])?.fasterThanHello).toEqual([]);
+    expect(sanityOf([report({}).routes[0] as RouteFigure, hello(20_000, 12_700)])?.fasterThanHello).toEqual([
+      'file metadata GET direct (14000 req/s)',
+    ]);
+  });
+
   it('fails, naming the routes, when a product route answers more requests a second than the bare hello the same way', () => {
-    // 2026-11-25: the bare hello's requests had no Host, so each was a 400 on a new connection.
-    const sanity = sanityOf([report({}).routes[0] as RouteFigure, hello(20_000, 12_933)]);
+    // 2026-11-25: the bare hello's requests had no Host, so each was a 400 on a new connection, and the
+    // product read twice its hello (26,992 req/s against 12,933).
+    const sanity = sanityOf([report({}).routes[0] as RouteFigure, hello(20_000, 7_000)]);
     expect(sanity?.fasterThanHello).toEqual(['file metadata GET direct (14000 req/s)']);
     expect(markdownReport(report({ sanity }))).toContain('**Sanity check failed**: the bare hello answered 20,000 req/s through nginx');
   });

@@ -198,9 +198,9 @@ function routeTable(routes: RouteFigure[], way: 'proxied' | 'direct', cores: num
 
 function sanityLines(sanity: Sanity): string[] {
   const hello = `the bare hello answered ${int(sanity.helloRps.proxied)} req/s through nginx and ${int(sanity.helloRps.direct)} direct`;
-  if (sanity.fasterThanHello.length === 0) return [`Sanity: ${hello}, faster than every product route.`];
+  if (sanity.fasterThanHello.length === 0) return [`Sanity: ${hello}, no product route above it by more than a tie (a tenth).`];
   return [
-    `**Sanity check failed**: ${hello}, slower than ${sanity.fasterThanHello.join('; ')}. A node:http hello cannot lose to the`,
+    `**Sanity check failed**: ${hello}, more than a tenth slower than ${sanity.fasterThanHello.join('; ')}. A node:http hello cannot lose to the`,
     'product: the measurement is off (the requests, the connections, the processes), and no ratio of this run is to be trusted.',
   ];
 }
