@@ -5,7 +5,7 @@
 // request (the gateway process; everything serving it: nginx, PostgreSQL backends, Redis; the machine
 // less the load generator), product beside bare; then the stream, 10,000-instance, memory,
 // mixed-traffic and GATEWAY_WORKERS figures; writes bench-results/bench-<time>.json and .md. Fails when a measured request
-// failed or the bare hello lost to a product route (scripts/bench/sanity.ts).
+// failed or a product route cost less than the bare hello (scripts/bench/sanity.ts).
 // `pnpm bench --only export [--mib N] [--records N] [--rounds N]`: the export writer against `tar -czf`
 // over the same bytes, and the worker's RSS growth (scripts/bench/export.ts); it needs no running stack.
 // `pnpm bench --only resumable [--mib N] [--rounds N] [--chunk-mib N] [--store local|s3]`: tus against the
@@ -157,7 +157,7 @@ async function main(): Promise<void> {
     if (options.scaleOnly) return await runScale(options, workDir, teardown);
     const report = await measureAll(await startStack(workDir, options.settings, teardown, log), options);
     writeReport(report);
-    if (report.sanity && report.sanity.fasterThanHello.length > 0) throw new Error('the sanity check failed: see the report');
+    if (report.sanity && report.sanity.cheaperThanHello.length > 0) throw new Error('the sanity check failed: see the report');
   } finally {
     await teardown.run();
   }

@@ -149,31 +149,43 @@ test('a throughput miss whose serving CPU meets the target is put down to the sh
 });
 
 describe('the sanity line', () => {
-  const hello = (proxiedRps: number, directRps: number) =>
-    route(HELLO, result(5_000, 9, 50), result(proxiedRps, 3, 15), undefined, pair(result(6_000, 9, 50), result(directRps, 3, 15)));
+  /** The hello, the product's at 15 µs of serving CPU, the bare one's at these µs through nginx and direct. */
+  const hello = (proxiedUs: number, directUs: number) =>
+    route(
+      HELLO,
+      { ...result(40_000, 9, 15), ...cpuOf({ server: 15, database: 0, machine: 20 }) },
+      { ...result(40_000, 3, proxiedUs), ...cpuOf({ server: proxiedUs, database: 0, machine: 20 }) },
+      undefined,
+      pair({ ...result(50_000, 9, 15), ...cpuOf({ server: 15, database: 0, machine: 20 }) }, {
+        ...result(60_000, 3, directUs),
+        ...cpuOf({ server: directUs, database: 0, machine: 20 }),
+      }),
+    );
+  // The file GET of report(): 70 µs of the process and its serving CPU, both ways; it answers 14,000 req/s.
+  const fileGet = () => report({}).routes[0] as RouteFigure;
 
-  it('passes when the bare hello is faster than every product route, both ways', () => {
-    const sanity = sanityOf([report({}).routes[0] as RouteFigure, hello(20_000, 30_000)]);
-    expect(sanity).toEqual({ helloRps: { proxied: 20_000, direct: 30_000 }, fasterThanHello: [] });
+  it('passes when no product route costs less serving CPU per request than the bare hello, both ways', () => {
+    const sanity = sanityOf([fileGet(), hello(12, 10)]);
+    expect(sanity).toEqual({ helloCpuUs: { proxied: 12, direct: 10 }, cheaperThanHello: [] });
     expect(markdownReport(report({ sanity }))).toContain(
-      'Sanity: the bare hello answered 20,000 req/s through nginx and 30,000 direct, no product route above it by more than a tie (a tenth).',
+      'Sanity: the bare hello cost 12 µs of serving CPU per request through nginx and 10 µs direct, no product route less (within a tenth).',
     );
   });
 
-  it('takes a product route within a tenth of the bare hello for a tie (both at the ceiling of nginx), and one past it for a fault', () => {
-    // The product's file GET reads 14,000 direct.
-    expect(sanityOf([report({}).routes[0] as RouteFigure, hello(20_000, 13_000)])?.fasterThanHello).toEqual([]);
-    expect(sanityOf([report({}).routes[0] as RouteFigure, hello(20_000, 12_700)])?.fasterThanHello).toEqual([
-      'file metadata GET direct (14000 req/s)',
-    ]);
+  it('takes a product route within a tenth of the bare hello for a tie, and judges by CPU, not by req/s at a ceiling', () => {
+    // The product's hello at 15 µs: a bare hello of 16 is a tie, though the product answered as many requests.
+    expect(sanityOf([fileGet(), hello(16, 10)])?.cheaperThanHello).toEqual([]);
+    expect(sanityOf([fileGet(), hello(17, 10)])?.cheaperThanHello).toEqual(['GET /publickey (bare: hello) through nginx (15 µs)']);
   });
 
-  it('fails, naming the routes, when a product route answers more requests a second than the bare hello the same way', () => {
-    // 2026-11-25: the bare hello's requests had no Host, so each was a 400 on a new connection, and the
-    // product read twice its hello (26,992 req/s against 12,933).
-    const sanity = sanityOf([report({}).routes[0] as RouteFigure, hello(20_000, 7_000)]);
-    expect(sanity?.fasterThanHello).toEqual(['file metadata GET direct (14000 req/s)']);
-    expect(markdownReport(report({ sanity }))).toContain('**Sanity check failed**: the bare hello answered 20,000 req/s through nginx');
+  it('fails, naming the routes, when a product route costs less than the bare hello the same way', () => {
+    // 2026-11-25: the bare hello's requests had no Host, so each was a 400 on a new connection, at 2.09×
+    // the product's CPU per request.
+    const sanity = sanityOf([fileGet(), hello(12, 150)]);
+    expect(sanity?.cheaperThanHello).toEqual(['file metadata GET direct (70 µs)', 'GET /publickey (bare: hello) direct (15 µs)']);
+    expect(markdownReport(report({ sanity }))).toContain(
+      '**Sanity check failed**: the bare hello cost 12 µs of serving CPU per request through nginx and 150 µs direct',
+    );
   });
 
   it('has nothing to say when the hello was not measured', () => {

@@ -112,10 +112,10 @@ export interface WorkersFigure {
   scaling: number;
 }
 
-/** The bare hello's req/s, and every product route that answered faster on the same way (which fails the run). */
+/** The bare hello's serving CPU per request, and every product route that cost less on the same way (which fails the run). */
 export interface Sanity {
-  helloRps: { proxied: number; direct: number };
-  fasterThanHello: string[];
+  helloCpuUs: { proxied: number | undefined; direct: number | undefined };
+  cheaperThanHello: string[];
 }
 
 export interface Report {
@@ -197,11 +197,12 @@ function routeTable(routes: RouteFigure[], way: 'proxied' | 'direct', cores: num
 }
 
 function sanityLines(sanity: Sanity): string[] {
-  const hello = `the bare hello answered ${int(sanity.helloRps.proxied)} req/s through nginx and ${int(sanity.helloRps.direct)} direct`;
-  if (sanity.fasterThanHello.length === 0) return [`Sanity: ${hello}, no product route above it by more than a tie (a tenth).`];
+  const us = (cpu: number | undefined) => (cpu === undefined ? 'unknown' : `${int(cpu)} µs`);
+  const hello = `the bare hello cost ${us(sanity.helloCpuUs.proxied)} of serving CPU per request through nginx and ${us(sanity.helloCpuUs.direct)} direct`;
+  if (sanity.cheaperThanHello.length === 0) return [`Sanity: ${hello}, no product route less (within a tenth).`];
   return [
-    `**Sanity check failed**: ${hello}, more than a tenth slower than ${sanity.fasterThanHello.join('; ')}. A node:http hello cannot lose to the`,
-    'product: the measurement is off (the requests, the connections, the processes), and no ratio of this run is to be trusted.',
+    `**Sanity check failed**: ${hello}, more than a tenth above ${sanity.cheaperThanHello.join('; ')}. No route can cost less than a`,
+    'node:http hello: the measurement is off (the requests, the connections, the processes), and no ratio of this run is to be trusted.',
   ];
 }
 
