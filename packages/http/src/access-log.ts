@@ -1,10 +1,10 @@
 // Request ids and one access-log line per request, kept lean: this runs on every request. pino-http's
 // per-request child logger and serializers cost 60–110 µs of CPU each time, and even a plain pino call
 // (object walk, redaction, one write per line) cost ≈ 7 µs; the line here is written as JSON text and
-// the lines of one turn of the event loop go out in one write (docs/performance.md).
+// goes out with others in one write (runtime's LineBatch; docs/performance.md).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { destinationOf, type Logger } from '@pds/runtime';
+import { destinationOf, lineBatchOf, type LineBatch, type Logger } from '@pds/runtime';
 
 declare module 'node:http' {
   interface IncomingMessage {
@@ -27,35 +27,15 @@ function pathOf(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-/** Access lines of one turn of the event loop, written to the logger's destination together. */
-class AccessLines {
-  private pending = '';
+/** Where a logger's access lines go: its batch of lines, and pino's `name` field (`"name":"gateway",` or empty). */
+const accessLines = new WeakMap<Logger, { batch: LineBatch; name: string } | null>();
 
-  constructor(
-    private readonly write: (text: string) => void,
-    /** `"name":"gateway",` or empty: pino's `name` field, as every other line of the process has it. */
-    readonly name: string,
-  ) {}
-
-  add(line: string): void {
-    if (this.pending === '') setImmediate(this.flush);
-    this.pending += line;
-  }
-
-  readonly flush = (): void => {
-    const text = this.pending;
-    this.pending = '';
-    if (text !== '') this.write(text);
-  };
-}
-
-const accessLines = new WeakMap<Logger, AccessLines | null>();
-
-function linesOf(logger: Logger): AccessLines | null {
+function linesOf(logger: Logger): { batch: LineBatch; name: string } | null {
   let lines = accessLines.get(logger);
   if (lines === undefined) {
-    const out = destinationOf(logger);
-    lines = out ? new AccessLines((text) => out.destination.write(text), out.name ? `"name":${JSON.stringify(out.name)},` : '') : null;
+    const batch = lineBatchOf(logger);
+    const name = destinationOf(logger)?.name;
+    lines = batch ? { batch, name: name ? `"name":${JSON.stringify(name)},` : '' } : null;
     accessLines.set(logger, lines);
   }
   return lines;
@@ -77,7 +57,7 @@ export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResp
   }
   const lines = logger.isLevelEnabled('info') ? linesOf(logger) : null;
   if (!lines) return;
-  lines.add(
+  lines.batch.add(
     `{"level":30,"time":${Date.now()},${lines.name}"reqId":${JSON.stringify(req.id)},"method":${JSON.stringify(req.method)},` +
       `"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"ip":${JSON.stringify(ip)}${aborted ? ',"aborted":true' : ''},"msg":"request"}\n`,
   );

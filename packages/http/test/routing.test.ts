@@ -18,7 +18,7 @@ import {
   type AnyRoute,
   type Pipeline,
 } from '../src';
-import { createLogger } from '../../runtime/src';
+import { createLogger, flushLogs } from '../../runtime/src';
 
 function capturingLogger() {
   const lines: Record<string, unknown>[] = [];
@@ -166,6 +166,7 @@ describe('the fast dispatcher', () => {
     const { dispatcher, lines } = servers();
     const res = await request(dispatcher).get('/slow').set('X-Request-Id', 'slow-1');
     await new Promise((resolve) => setImmediate(resolve));
+    await flushLogs();
     expect(res.headers['x-request-id']).toBe('slow-1');
     expect(lines.filter((l) => l.msg === 'request')).toEqual([expect.objectContaining({ reqId: 'slow-1', status: 200 })]);
   });

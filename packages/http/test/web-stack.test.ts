@@ -3,7 +3,7 @@ import express from 'express';
 import helmet from 'helmet';
 import request from 'supertest';
 import { ApiError, createBaseApp, finishApp, securityHeaders, trustProxy, type TrustProxy } from '../src';
-import { createLogger } from '../../runtime/src';
+import { createLogger, flushLogs } from '../../runtime/src';
 
 /** A logger whose JSON lines land in `lines`. */
 function capturingLogger(level = 'info') {
@@ -32,8 +32,11 @@ function appWith(logger: ReturnType<typeof createLogger>, trust?: TrustProxy) {
   return app;
 }
 
-/** Lines are written when the response closes, just after supertest sees it. */
-const settle = () => new Promise((resolve) => setImmediate(resolve));
+/** Lines are written when the response closes, just after supertest sees it, and go out in batches (flushLogs). */
+const settle = async () => {
+  await new Promise((resolve) => setImmediate(resolve));
+  await flushLogs();
+};
 
 describe('access log', () => {
   it('writes one line per request with id, method, path without query, status and duration', async () => {
