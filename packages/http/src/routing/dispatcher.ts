@@ -59,6 +59,7 @@ export interface DispatcherOptions {
 export function createDispatcher(options: DispatcherOptions): RequestListener {
   const { pipeline, fallback, logger, metrics, trust } = options;
   const byMethod = entriesOf(options.routes);
+  const envelope = { metrics, trust };
 
   function find(method: string, path: string): { entry: Entry; params: Record<string, unknown> } | undefined {
     const entries = byMethod.get(method);
@@ -73,7 +74,7 @@ export function createDispatcher(options: DispatcherOptions): RequestListener {
   }
 
   return (req: IncomingMessage, res: ServerResponse) => {
-    openRequest(req, res, logger, { metrics, trust });
+    openRequest(req, res, logger, envelope);
     const url = req.url ?? '/';
     const mark = url.indexOf('?');
     let found: ReturnType<typeof find>;
