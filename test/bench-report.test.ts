@@ -156,10 +156,13 @@ describe('the sanity line', () => {
       { ...result(40_000, 9, 15), ...cpuOf({ server: 15, database: 0, machine: 20 }) },
       { ...result(40_000, 3, proxiedUs), ...cpuOf({ server: proxiedUs, database: 0, machine: 20 }) },
       undefined,
-      pair({ ...result(50_000, 9, 15), ...cpuOf({ server: 15, database: 0, machine: 20 }) }, {
-        ...result(60_000, 3, directUs),
-        ...cpuOf({ server: directUs, database: 0, machine: 20 }),
-      }),
+      pair(
+        { ...result(50_000, 9, 15), ...cpuOf({ server: 15, database: 0, machine: 20 }) },
+        {
+          ...result(60_000, 3, directUs),
+          ...cpuOf({ server: directUs, database: 0, machine: 20 }),
+        },
+      ),
     );
   // The file GET of report(): 70 µs of the process and its serving CPU, both ways; it answers 14,000 req/s.
   const fileGet = () => report({}).routes[0] as RouteFigure;

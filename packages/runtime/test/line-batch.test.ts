@@ -60,6 +60,11 @@ describe('a batch of lines', () => {
       encoding: 'utf8',
       cwd: path.join(__dirname, '..'),
     });
-    expect(out.trim().split('\n').map((line) => JSON.parse(line).msg)).toEqual(['before', 'waiting']);
+    expect(
+      out
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).msg),
+    ).toEqual(['before', 'waiting']);
   });
 });
