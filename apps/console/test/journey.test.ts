@@ -418,6 +418,8 @@ describeBrowser('web console in Chromium', () => {
     expect((await listedNames(owner)).sort()).toEqual([bulkName(1), bulkName(2), bulkName(3), 'notes.txt']);
     await watch.screen(owner, 'shared');
     await owner.getByRole('link', { name: 'Files', exact: true }).click();
+    // Shared has a search box too: typing before Files has replaced it would type into the screen going away.
+    await owner.getByRole('heading', { name: 'Files', exact: true }).waitFor();
     await owner.getByLabel('Find files').fill('bulk-00');
     await summary(owner, '9 files match');
 

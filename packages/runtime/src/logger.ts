@@ -110,7 +110,8 @@ export class LineBatch {
 
 /** The batches holding lines, for flushLogs and the exit. */
 const waiting = new Set<LineBatch>();
-// At exit no asynchronous write completes; pino has written stdout's own buffer synchronously by then.
+// At exit no asynchronous write is started any more, so the batches go out synchronously (pino does the same
+// for stdout's buffer); a line already in an asynchronous write may reach the pipe after them.
 process.on('exit', () => {
   for (const batch of waiting) batch.flushSync();
 });

@@ -60,11 +60,14 @@ describe('a batch of lines', () => {
       encoding: 'utf8',
       cwd: path.join(__dirname, '..'),
     });
+    // Sorted: 'before' may still be in an asynchronous write (a thread of libuv's pool) when the exit
+    // handler writes the batch synchronously, so either may reach the pipe first.
     expect(
       out
         .trim()
         .split('\n')
-        .map((line) => JSON.parse(line).msg),
+        .map((line) => JSON.parse(line).msg)
+        .sort(),
     ).toEqual(['before', 'waiting']);
   });
 });
