@@ -1,5 +1,6 @@
 // Queue names, typed job payloads and producers, shared by the apps that enqueue and their workers.
-import { Queue, QueueEvents, type Job, type JobsOptions } from 'bullmq';
+import type { EventEmitter } from 'node:events';
+import { Job, Queue, QueueEvents, type JobsOptions } from 'bullmq';
 import type { AppRecord } from '@pds/app-record';
 import { backBefore, queueKeyPrefix, REQUEST_BUDGET_MS, type RedisClient } from './connections';
 
@@ -194,6 +195,45 @@ export class Producer<N extends QueueName> {
       await existing.remove().catch(() => undefined);
     }
     return (await this.queue.add(this.name, payload, { jobId })) as Job<JobPayloads[N]>;
+  }
+
+  /**
+   * What `job` returned, once it completes within `ms`; rejects when it failed, when `ms` ran out, and
+   * when Redis fails meanwhile. BullMQ's own Job.waitUntilFinished checks the job from inside a
+   * promise's async executor: when Redis fails under that check, the rejection reaches no one (an
+   * unhandled rejection, which ends a node process) and the wait hangs until its timeout.
+   */
+  outcome(job: Job<JobPayloads[N]>, events: QueueEvents, ms: number): Promise<unknown> {
+    const completed = `completed:${job.id}`;
+    const failed = `failed:${job.id}`;
+    // QueueEvents also emits each job's events under its id, which its types do not name.
+    const emitter = events as unknown as EventEmitter;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => fail(new Error(`job ${job.id} did not finish within ${ms} ms`)), ms);
+      const finish = () => {
+        clearTimeout(timer);
+        emitter.off(completed, onCompleted).off(failed, onFailed);
+      };
+      const succeed = (value: unknown) => {
+        finish();
+        resolve(value);
+      };
+      const fail = (error: Error) => {
+        finish();
+        reject(error);
+      };
+      const onCompleted = ({ returnvalue }: { returnvalue: unknown }) => succeed(returnvalue);
+      const onFailed = ({ failedReason }: { failedReason: string }) => fail(new Error(failedReason));
+      emitter.on(completed, onCompleted).on(failed, onFailed);
+      // The job may have finished before the listeners were there: once the events are read, ask.
+      void (async () => {
+        await events.waitUntilReady();
+        const now = await Job.fromId<JobPayloads[N], unknown>(this.queue, job.id!);
+        const state = await now?.getState();
+        if (state === 'completed') succeed(now!.returnvalue);
+        else if (state === 'failed') fail(new Error(now!.failedReason));
+      })().catch(fail);
+    });
   }
 
   close(): Promise<void> {

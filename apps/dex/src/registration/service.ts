@@ -35,9 +35,9 @@ export class RegistrationService {
     const job = await this.keyFetch.enqueue({ address }, jobIds.keyFetch(address));
     let outcome: KeyFetchOutcome;
     try {
-      outcome = (await job.waitUntilFinished(this.keyFetchEvents, this.waitMs)) as KeyFetchOutcome;
+      outcome = (await this.keyFetch.outcome(job, this.keyFetchEvents, this.waitMs)) as KeyFetchOutcome;
     } catch {
-      // Either the wait ran out (the job still retries) or the job gave up for good.
+      // The wait ran out (the job still retries), the job gave up for good, or Redis failed.
       if (await job.isFailed()) {
         await this.instances.forgetUnkeyed(address);
         throw ApiError.badRequest(`hatAddress: ${address} did not serve an RSA public key`);
