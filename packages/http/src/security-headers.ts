@@ -3,6 +3,23 @@
 import type { RequestHandler } from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
 
+/**
+ * The security headers of an API answer (JSON, a redirect, no body), as OWASP's REST Security Cheat
+ * Sheet lists them: should a browser ever show one as a document, nothing loads in it, no page frames
+ * it, its type is not sniffed; and another origin cannot embed it (CORP), nor learn through a redirect
+ * the address that asked (Referrer-Policy). helmet's other defaults govern documents (the opener, the
+ * agent cluster, DNS prefetching, IE's download prompt, Flash's and PDF's policies, the XSS auditor);
+ * on an answer that is data they do nothing but make its head 400 bytes longer.
+ */
+export const API_SECURITY_HEADERS: [string, string][] = [
+  ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
+  ['Cross-Origin-Resource-Policy', 'same-origin'],
+  ['Referrer-Policy', 'no-referrer'],
+  ['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'],
+  ['X-Content-Type-Options', 'nosniff'],
+  ['X-Frame-Options', 'DENY'],
+];
+
 export function securityHeaders(options?: HelmetOptions): RequestHandler {
   const fixed = fixedSecurityHeaders(options);
   // Options whose values depend on the request (CSP nonces) would not fit a fixed set: run helmet then.

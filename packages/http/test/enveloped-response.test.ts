@@ -1,13 +1,15 @@
-// The envelope's headers (helmet's fixed set, X-Request-Id) reach every answer exactly once, whether the
-// server's responses are EnvelopedResponses (they go out with the head) or plain ones (set as the request
-// opens), however the handler writes its head; a header the handler gives itself wins.
+// The envelope's headers (the security headers, X-Request-Id) reach every answer exactly once, whether the
+// server's responses are EnvelopedResponses or plain ones, however the handler writes its head: an API
+// answer (JSON, or no body) the API's security headers and none of the documents' others, anything else
+// helmet's whole set; a header the handler gives itself wins.
 import { createServer, get, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ENVELOPED, fixedSecurityHeaders, json, openRequest, sendReply } from '../src';
+import { API_SECURITY_HEADERS, ENVELOPED, fixedSecurityHeaders, json, openRequest, sendReply } from '../src';
 import { createLogger } from '../../runtime/src';
 
 const logger = createLogger({ level: 'silent' });
-const security = fixedSecurityHeaders()!.set;
+const PAGE = fixedSecurityHeaders()!.set;
+const API = API_SECURITY_HEADERS;
 
 const handlers: Record<string, (res: ServerResponse) => void> = {
   '/reply': (res) => sendReply(res, json({ ok: true }, 201)),
@@ -26,6 +28,14 @@ const handlers: Record<string, (res: ServerResponse) => void> = {
   '/implicit-head': (res) => {
     res.statusCode = 204;
     res.end();
+  },
+  '/redirect': (res) => {
+    res.writeHead(303, { Location: 'http://blobs.example/a' });
+    res.end();
+  },
+  '/page': (res) => {
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.end('<p>hi</p>');
   },
   '/stream': (res) => {
     res.setHeader('Content-Type', 'text/plain');
@@ -68,9 +78,14 @@ function fetchHead(server: Server, path: string): Promise<{ status: number; mess
   });
 }
 
-/** Every envelope header once: the handler's value where it gave one, else the envelope's. */
-function expectEnvelope(headers: Map<string, string[]>, path: string, own: Record<string, string> = {}): void {
-  for (const [name, value] of security) expect([name, headers.get(name.toLowerCase())]).toEqual([name, [own[name.toLowerCase()] ?? value]]);
+/**
+ * Every envelope header of `set` once (the handler's value where it gave one, else the envelope's), and
+ * no other security header.
+ */
+function expectEnvelope(headers: Map<string, string[]>, path: string, set: [string, string][], own: Record<string, string> = {}): void {
+  for (const [name, value] of set) expect([name, headers.get(name.toLowerCase())]).toEqual([name, [own[name.toLowerCase()] ?? value]]);
+  const others = PAGE.map(([name]) => name.toLowerCase()).filter((name) => !set.some(([setName]) => setName.toLowerCase() === name));
+  expect(others.filter((name) => headers.has(name))).toEqual([]);
   expect(headers.get('x-request-id')).toEqual([`id-of${path.replaceAll('/', '-')}`]);
 }
 
@@ -81,32 +96,40 @@ describe.each([
   it('a rendered reply carries the envelope once, with its own type and length', async () => {
     const { status, headers } = await fetchHead(server(), '/reply');
     expect(status).toBe(201);
-    expectEnvelope(headers, '/reply');
+    expectEnvelope(headers, '/reply', API);
     expect(headers.get('content-type')).toEqual(['application/json; charset=utf-8']);
     expect(headers.get('content-length')).toEqual([String('{"ok":true}'.length)]);
   });
 
   it("a header the handler set before the reply wins over the envelope's", async () => {
     const { headers } = await fetchHead(server(), '/reply-with-own-csp');
-    expectEnvelope(headers, '/reply-with-own-csp', { 'content-security-policy': "default-src 'none'; sandbox" });
+    expectEnvelope(headers, '/reply-with-own-csp', API, { 'content-security-policy': "default-src 'none'; sandbox" });
   });
 
   it('a head written at once, with an object or a list, keeps its status, message and headers, and gains the rest', async () => {
     const object = await fetchHead(server(), '/head-with-object');
     expect([object.status, object.message]).toEqual([200, 'Fine']);
-    expectEnvelope(object.headers, '/head-with-object', { 'content-security-policy': "default-src 'none'" });
+    expectEnvelope(object.headers, '/head-with-object', PAGE, { 'content-security-policy': "default-src 'none'" });
     expect(object.headers.get('content-type')).toEqual(['text/plain']);
     const list = await fetchHead(server(), '/head-with-list');
     expect(list.status).toBe(202);
-    expectEnvelope(list.headers, '/head-with-list', { 'x-frame-options': 'DENY' });
+    expectEnvelope(list.headers, '/head-with-list', API, { 'x-frame-options': 'DENY' });
   });
 
   it('an implicit head and a streamed body carry it too', async () => {
     const implicit = await fetchHead(server(), '/implicit-head');
     expect(implicit.status).toBe(204);
-    expectEnvelope(implicit.headers, '/implicit-head');
+    expectEnvelope(implicit.headers, '/implicit-head', API);
     const streamed = await fetchHead(server(), '/stream');
-    expectEnvelope(streamed.headers, '/stream');
+    expectEnvelope(streamed.headers, '/stream', PAGE);
     expect(streamed.headers.get('transfer-encoding')).toEqual(['chunked']);
+  });
+
+  it("a redirect is an API answer; a page, set by its type before an implicit head, gets the documents' whole set", async () => {
+    const redirect = await fetchHead(server(), '/redirect');
+    expect([redirect.status, redirect.headers.get('location')]).toEqual([303, ['http://blobs.example/a']]);
+    expectEnvelope(redirect.headers, '/redirect', API);
+    const page = await fetchHead(server(), '/page');
+    expectEnvelope(page.headers, '/page', PAGE);
   });
 });

@@ -5,23 +5,27 @@ import type { RequestHandler } from 'express';
 import { logRequest, requestIdOf } from '../access-log';
 import type { Logger } from '@pds/runtime';
 import type { Metrics } from '@pds/runtime';
-import { fixedSecurityHeaders } from '../security-headers';
+import { API_SECURITY_HEADERS, fixedSecurityHeaders } from '../security-headers';
 import { clientOf, type TrustProxy } from './request';
 
-// helmet's defaults, which do not depend on the request: computed once.
+// helmet's defaults, which do not depend on the request: computed once. Pages (and every other body a
+// browser may show as a document) get them all.
 const security = fixedSecurityHeaders();
 if (!security) throw new Error('the default security headers must not depend on the request');
 
-const FIXED = security.set.flat();
-const FIXED_NAMES = security.set.map(([name]) => name.toLowerCase());
+/** The envelope's headers of a page, then of an API answer: flat [name, value, …], and their names in lower case. */
+const PAGE = { flat: security.set.flat(), lower: security.set.map(([name]) => name.toLowerCase()) };
+const API = { flat: API_SECURITY_HEADERS.flat(), lower: API_SECURITY_HEADERS.map(([name]) => name.toLowerCase()) };
 
 /**
- * A response that writes the envelope's headers (the fixed security headers, X-Request-Id) in the same
+ * A response that writes the envelope's headers (the security headers, X-Request-Id) in the same
  * writeHead as the handler's, instead of one setHeader each when the request opens: setHeader checks,
- * lower-cases and stores every header, and for these 13 that cost ≈ 10 µs of CPU per request
- * (docs/performance.md). A header the handler set or wrote itself wins over the envelope's. Servers
- * made by `listen` with `{ ServerResponse: EnvelopedResponse }` use it; on any other response (express
- * apps under test) openRequest sets the headers one by one as before.
+ * lower-cases and stores every header, and for 13 that cost ≈ 10 µs of CPU per request
+ * (docs/performance.md). The security headers are chosen by the body, known only then: an API answer
+ * (JSON, or no body) gets API_SECURITY_HEADERS, anything else helmet's set for documents. A header the
+ * handler set or wrote itself wins over the envelope's. Servers made by `listen` with `{ ServerResponse:
+ * EnvelopedResponse }` use it; on any other response (express apps under test) openRequest makes its
+ * writeHead this one.
  */
 export class EnvelopedResponse extends ServerResponse {
   /** The request id, while the envelope's headers are owed. */
@@ -38,13 +42,17 @@ export class EnvelopedResponse extends ServerResponse {
     if (id === undefined) return message === undefined ? super.writeHead(statusCode, given) : super.writeHead(statusCode, message, given);
     this.envelope = undefined;
     const all = flatHeaders(given);
-    for (let i = 0; i < FIXED_NAMES.length; i++) {
-      if (!this.hasHeader(FIXED_NAMES[i]!) && !names(all, FIXED_NAMES[i]!)) all.push(FIXED[2 * i]!, FIXED[2 * i + 1]!);
+    const type = valueIn(all, 'content-type') ?? this.getHeader('content-type');
+    const { flat, lower } = type === undefined || isJson(String(type)) ? API : PAGE;
+    for (let i = 0; i < lower.length; i++) {
+      if (!this.hasHeader(lower[i]!) && valueIn(all, lower[i]!) === undefined) all.push(flat[2 * i]!, flat[2 * i + 1]!);
     }
-    if (!this.hasHeader('x-request-id') && !names(all, 'x-request-id')) all.push('X-Request-Id', id);
+    if (!this.hasHeader('x-request-id') && valueIn(all, 'x-request-id') === undefined) all.push('X-Request-Id', id);
     return message === undefined ? super.writeHead(statusCode, all) : super.writeHead(statusCode, message, all);
   }
 }
+
+const isJson = (type: string) => type.startsWith('application/json');
 
 /** Node's server options under which every response is an EnvelopedResponse (`listen`'s last argument). */
 export const ENVELOPED: ServerOptions = { ServerResponse: EnvelopedResponse as typeof ServerResponse };
@@ -58,13 +66,13 @@ function flatHeaders(headers: OutgoingHttpHeaders | OutgoingHttpHeader[] | undef
   return flat;
 }
 
-/** Whether a flat list names this header (`lower`: its name in lower case). */
-function names(flat: OutgoingHttpHeader[], lower: string): boolean {
+/** The value a flat list gives this header (`lower`: its name in lower case), or undefined. */
+function valueIn(flat: OutgoingHttpHeader[], lower: string): OutgoingHttpHeader | undefined {
   for (let i = 0; i < flat.length; i += 2) {
     const name = flat[i] as string;
-    if (name.length === lower.length && name.toLowerCase() === lower) return true;
+    if (name.length === lower.length && name.toLowerCase() === lower) return flat[i + 1];
   }
-  return false;
+  return undefined;
 }
 
 /** Believes no proxy: the client is the socket's peer. */
@@ -83,11 +91,9 @@ export function openRequest(req: IncomingMessage, res: ServerResponse, logger: L
   if (req.id !== undefined) return;
   const started = performance.now();
   req.id = requestIdOf(req);
-  if (res instanceof EnvelopedResponse) res.envelope = req.id;
-  else {
-    for (const [name, value] of security!.set) res.setHeader(name, value);
-    res.setHeader('X-Request-Id', req.id);
-  }
+  // A plain response writes its head as an EnvelopedResponse does: the same headers either way.
+  if (!(res instanceof EnvelopedResponse)) res.writeHead = EnvelopedResponse.prototype.writeHead;
+  (res as EnvelopedResponse).envelope = req.id;
   metrics?.requestStarted();
   res.once('close', () => {
     logRequest(logger, req, res, started, clientOf(req, trust).ip);
