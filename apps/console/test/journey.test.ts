@@ -779,13 +779,15 @@ describeBrowser('web console in Chromium', () => {
     await other.goto(`${alice}/`);
     await logIn(other, 'alice', PASSWORD);
     await other.getByRole('heading', { name: 'Files' }).waitFor();
+    // Expected before the session ends: on a loaded machine the Files screen's own reads may still be on
+    // their way, and meet the ended session first.
+    watch.expect(401, alice);
     await owner.evaluate(() =>
       fetch('/api/v2.6/auth/logout-everywhere', {
         method: 'POST',
         headers: { 'X-Auth-Token': sessionStorage.getItem('pds.session') ?? '' },
       }),
     );
-    watch.expect(401, alice);
     // The tab's next request meets the ended session. On a loaded machine a request of its own may already
     // have met it and taken the tab to the login (its Photos link gone): the address leads on from either.
     await other.evaluate(() => {
