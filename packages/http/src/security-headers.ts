@@ -1,7 +1,6 @@
-// helmet's security headers, computed once: with its options fixed, helmet sets the same headers on
-// every response, so running its dozen middlewares per request buys nothing.
-import type { RequestHandler } from 'express';
-import helmet, { type HelmetOptions } from 'helmet';
+// The security headers every answer carries (routing/envelope.ts chooses the set by the body): an API
+// answer's, and helmet's for everything else.
+import helmet from 'helmet';
 
 /**
  * The security headers of an API answer (JSON, a redirect, no body), as OWASP's REST Security Cheat
@@ -20,41 +19,18 @@ export const API_SECURITY_HEADERS: [string, string][] = [
   ['X-Frame-Options', 'DENY'],
 ];
 
-export function securityHeaders(options?: HelmetOptions): RequestHandler {
-  const fixed = fixedSecurityHeaders(options);
-  // Options whose values depend on the request (CSP nonces) would not fit a fixed set: run helmet then.
-  if (!fixed) return helmet(options) as RequestHandler;
-  return (_req, res, next) => {
-    for (const [name, value] of fixed.set) res.setHeader(name, value);
-    for (const name of fixed.removed) res.removeHeader(name);
-    next();
-  };
-}
-
-/** The headers helmet sets (and removes) on every response, or undefined when they depend on the request. */
-export function fixedSecurityHeaders(options?: HelmetOptions): { set: [string, string][]; removed: string[] } | undefined {
+/**
+ * helmet's default headers, for pages and any other body a browser may show as a document: with its
+ * defaults, helmet sets the same headers on every response, so they are computed once.
+ */
+export function helmetHeaders(): [string, string][] {
   const set: [string, string][] = [];
-  const removed: string[] = [];
-  const recorder = {
-    setHeader(name: string, value: string | number | readonly string[]) {
-      set.push([name, String(value)]);
-    },
-    removeHeader(name: string) {
-      removed.push(name);
-    },
-  };
+  const recorder = { setHeader: (name: string, value: unknown) => set.push([name, String(value)]), removeHeader: () => undefined };
   let ran = false;
-  helmet(options)({} as never, recorder as never, (error?: unknown) => {
+  helmet()({} as never, recorder as never, (error?: unknown) => {
     if (error) throw error;
     ran = true;
   });
-  return ran && !usesRequestFunctions(options) ? { set, removed } : undefined;
-}
-
-function usesRequestFunctions(options: HelmetOptions | undefined): boolean {
-  const csp = options?.contentSecurityPolicy;
-  if (!csp || typeof csp !== 'object') return false;
-  return Object.values(csp.directives ?? {}).some((value) =>
-    Array.isArray(value) ? value.some((v) => typeof v === 'function') : typeof value === 'function',
-  );
+  if (!ran) throw new Error("helmet's default headers must not wait for anything");
+  return set;
 }

@@ -4,11 +4,11 @@
 // helmet's whole set; a header the handler gives itself wins.
 import { createServer, get, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { API_SECURITY_HEADERS, ENVELOPED, fixedSecurityHeaders, json, openRequest, sendReply } from '../src';
+import { API_SECURITY_HEADERS, ENVELOPED, helmetHeaders, json, openRequest, sendReply } from '../src';
 import { createLogger } from '../../runtime/src';
 
 const logger = createLogger({ level: 'silent' });
-const PAGE = fixedSecurityHeaders()!.set;
+const PAGE = helmetHeaders();
 const API = API_SECURITY_HEADERS;
 
 const handlers: Record<string, (res: ServerResponse) => void> = {

@@ -5,17 +5,13 @@ import type { RequestHandler } from 'express';
 import { logRequest, requestIdOf } from '../access-log';
 import type { Logger } from '@pds/runtime';
 import type { Metrics } from '@pds/runtime';
-import { API_SECURITY_HEADERS, fixedSecurityHeaders } from '../security-headers';
+import { API_SECURITY_HEADERS, helmetHeaders } from '../security-headers';
 import { clientOf, type TrustProxy } from './request';
 
-// helmet's defaults, which do not depend on the request: computed once. Pages (and every other body a
-// browser may show as a document) get them all.
-const security = fixedSecurityHeaders();
-if (!security) throw new Error('the default security headers must not depend on the request');
-
-/** The envelope's headers of a page, then of an API answer: flat [name, value, …], and their names in lower case. */
-const PAGE = { flat: security.set.flat(), lower: security.set.map(([name]) => name.toLowerCase()) };
-const API = { flat: API_SECURITY_HEADERS.flat(), lower: API_SECURITY_HEADERS.map(([name]) => name.toLowerCase()) };
+/** A set of the envelope's headers: flat [name, value, …], and their names in lower case. */
+const headerSet = (set: [string, string][]) => ({ flat: set.flat(), lower: set.map(([name]) => name.toLowerCase()) });
+const PAGE = headerSet(helmetHeaders());
+const API = headerSet(API_SECURITY_HEADERS);
 
 /**
  * A response that writes the envelope's headers (the security headers, X-Request-Id) in the same
