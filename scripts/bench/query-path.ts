@@ -43,6 +43,7 @@ interface Tables {
     namespace: string;
     endpoint: string;
     data: string;
+    bytes: number;
     userId: string | null;
     createdAt: Date;
     seq: Generated<string>;
@@ -93,6 +94,7 @@ function kyselyInsert(k: Builder, instanceId: string, userId: string, n: number)
       namespace: 'bench',
       endpoint: 'items',
       data: JSON.stringify({ n }),
+      bytes: Buffer.byteLength(JSON.stringify({ n })),
       userId,
       createdAt: new Date(),
     })
@@ -159,7 +161,10 @@ async function main(): Promise<void> {
       if (values(0).length !== compiled.parameters.length) throw new Error(`not the values of ${compiled.sql}`);
       return (i) => pool.query(compiled.sql, values(i));
     };
-    const insertValues = (i: number) => [instanceId, randomUUID(), 'bench', 'items', JSON.stringify({ n: i }), ownerId, new Date()];
+    const insertValues = (i: number) => {
+      const data = JSON.stringify({ n: i });
+      return [instanceId, randomUUID(), 'bench', 'items', data, Buffer.byteLength(data), ownerId, new Date()];
+    };
     const sampleInsert = kyselyInsert(builder, instanceId, ownerId, 0).compile();
 
     const variants: Record<string, Record<string, Query>> = {
