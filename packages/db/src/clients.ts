@@ -26,6 +26,9 @@ function poolOf(url: string, max: number): pg.Pool {
   // A connection that dies while idle leaves the pool; the next query opens a new one. Without a
   // listener the 'error' event would end the process.
   pool.on('error', () => undefined);
+  // A connection that dies while a statement or a transaction holds it fails that statement; pg then
+  // also emits 'error' on the client, which without a listener of its own would end the process.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

@@ -66,16 +66,40 @@ const COMMIT = statement('COMMIT', []);
 
 /** Statements on a pool: each on whichever connection is free, a batch as a transaction of its own. */
 export function sqlOn(pool: pg.Pool): Sql {
-  const send = (config: pg.QueryConfig) => {
-    listener?.(config.text);
-    return pool.query(config);
-  };
   return {
-    prepared: async <R>(text: string, values: unknown[]) => (await send({ name: nameOf(text), text, values })).rows as R[],
-    plain: async <R>(text: string, values: unknown[]) => (await send({ text, values })).rows as R[],
-    count: async (text, values) => (await send({ name: nameOf(text), text, values })).rowCount ?? 0,
+    prepared: async <R>(text: string, values: unknown[]) => (await sendOnPool(pool, statement(text, values))).rows as R[],
+    plain: async <R>(text: string, values: unknown[]) => {
+      listener?.(text);
+      return (await pool.query({ text, values })).rows as R[];
+    },
+    count: async (text, values) => (await sendOnPool(pool, statement(text, values))).rowCount,
     batch: (statements) => transaction(pool, (tx) => tx.finish(statements)),
   };
+}
+
+/**
+ * One prepared statement on whichever connection is free, sent as a batch of one (batch.ts: its rows'
+ * shape asked for once per connection, not on every execution). The connection goes back to the pool
+ * as pg's `pool.query` gives it back, but kept after an error PostgreSQL answered (it is still in
+ * step); one that failed otherwise is discarded.
+ */
+function sendOnPool(pool: pg.Pool, query: Statement): Promise<Answer> {
+  listener?.(query.text);
+  return new Promise((resolve, reject) => {
+    pool.connect((failure, client, release) => {
+      if (failure || !client) return reject(failure ?? new Error('No connection'));
+      sendBatch(client, [query]).then(
+        ([answer]) => {
+          release();
+          resolve(answer!);
+        },
+        (error: Error) => {
+          release(postgresErrorCode(error) ? undefined : error);
+          reject(error);
+        },
+      );
+    });
+  });
 }
 
 /**
