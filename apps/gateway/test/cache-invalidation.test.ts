@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import type { RequestListener } from 'node:http';
-import { UserRepository } from '@pds/db';
+import { listenToStatements, UserRepository } from '@pds/db';
 import { addUser, signUp, STRONG_PASSWORD } from '../../../test/support/gateway';
 import { useGateway } from '../../../test/support/use-gateway';
 import { appRecord, installApp } from './apps-fixtures';
@@ -169,24 +169,18 @@ describe('a gateway that cannot hear invalidations', () => {
 });
 
 /** The activity log's batched write, which its timer may send in any window: not the request's own. */
-const readLogWrite = (statement: unknown) => {
-  const text = typeof statement === 'string' ? statement : (statement as { text?: string } | undefined)?.text;
-  return text?.includes('"ReadActivity"') ?? false;
-};
+const readLogWrite = (text: string) => text.includes('"ReadActivity"');
 
-/** Statements the gateway sends to PostgreSQL for the requests of `run` (pg and Prisma share this pool). */
+/** Statements the gateway sends to PostgreSQL for the requests of `run` (each one counted, also within a batch). */
 async function statementsDuring(run: () => Promise<unknown>): Promise<number> {
-  const pool = a.db.pool;
-  const query = pool.query.bind(pool);
   let count = 0;
-  pool.query = ((...args: Parameters<typeof query>) => {
-    if (!readLogWrite(args[0])) count++;
-    return query(...args);
-  }) as typeof pool.query;
+  listenToStatements((text) => {
+    if (!readLogWrite(text)) count++;
+  });
   try {
     await run();
   } finally {
-    pool.query = query;
+    listenToStatements(undefined);
   }
   return count;
 }

@@ -3,7 +3,7 @@
 // only the pictures whose content it was given. Then its statements over 10,000 pictures, as PostgreSQL
 // plans them: every page, however deep, is a range of the photos index, never a sort or a table scan.
 import sharp from 'sharp';
-import { FileRepository, type GatewayDb } from '@pds/db';
+import { FileRepository, listenToStatements } from '@pds/db';
 import type { PhotosJson } from '../src/files/service';
 import { thumbnailProcessor } from '../src/jobs/thumbnail';
 import { addUser, signUp, type SignedUp, type TestGateway } from '../../../test/support/gateway';
@@ -147,13 +147,17 @@ describe(`the timeline's statements over ${PICTURES.toLocaleString('en')} pictur
     await gw.db.pool.query('VACUUM ANALYZE "File", "FilePermission"');
   }, 120_000);
 
-  /** The statements the repository sends for a page, with their values, without running them. */
+  /** The statements the repository sends for a page, with their values. */
   async function statements(scope: { all: true } | { userId: string }, cursor?: { takenAt: Date; fileId: string }) {
     const sent: { text: string; values: unknown[] }[] = [];
-    const pool = { query: async (config: { text: string; values: unknown[] }) => (sent.push(config), { rows: [], rowCount: 0 }) };
-    const recorder = new FileRepository({ pool } as unknown as GatewayDb);
-    await recorder.photos(instanceId, scope, cursor, 101);
-    if (!cursor) await recorder.photoCount(instanceId, scope);
+    const files = new FileRepository(gw.db);
+    listenToStatements((text, values) => sent.push({ text, values }));
+    try {
+      await files.photos(instanceId, scope, cursor, 101);
+      if (!cursor) await files.photoCount(instanceId, scope);
+    } finally {
+      listenToStatements(undefined);
+    }
     return sent;
   }
 

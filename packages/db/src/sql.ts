@@ -25,8 +25,8 @@ export interface Sql {
   batch(statements: Statement[]): Promise<Answer[]>;
 }
 
-/** Told every statement text before it is sent; for tests that check what the product sends. */
-export type StatementListener = (text: string) => void;
+/** Told every statement before it is sent, its text and values; for tests that check what the product sends. */
+export type StatementListener = (text: string, values: unknown[]) => void;
 
 let listener: StatementListener | undefined;
 
@@ -69,7 +69,7 @@ export function sqlOn(pool: pg.Pool): Sql {
   return {
     prepared: async <R>(text: string, values: unknown[]) => (await sendOnPool(pool, statement(text, values))).rows as R[],
     plain: async <R>(text: string, values: unknown[]) => {
-      listener?.(text);
+      listener?.(text, values);
       return (await pool.query({ text, values })).rows as R[];
     },
     count: async (text, values) => (await sendOnPool(pool, statement(text, values))).rowCount,
@@ -84,7 +84,7 @@ export function sqlOn(pool: pg.Pool): Sql {
  * step); one that failed otherwise is discarded.
  */
 function sendOnPool(pool: pg.Pool, query: Statement): Promise<Answer> {
-  listener?.(query.text);
+  listener?.(query.text, query.values);
   return new Promise((resolve, reject) => {
     pool.connect((failure, client, release) => {
       if (failure || !client) return reject(failure ?? new Error('No connection'));
@@ -127,7 +127,7 @@ class TransactionSql implements Sql {
 
   async plain<R>(text: string, values: unknown[]): Promise<R[]> {
     if (!this.begun) await this.send([], false);
-    listener?.(text);
+    listener?.(text, values);
     return (await this.client.query({ text, values })).rows as R[];
   }
 
@@ -143,7 +143,7 @@ class TransactionSql implements Sql {
   }
 
   private async send(statements: Statement[], commit: boolean): Promise<Answer[]> {
-    for (const { text } of statements) listener?.(text);
+    for (const { text, values } of statements) listener?.(text, values);
     const first = !this.begun;
     this.begun = true;
     if (commit) this.committed = true;
