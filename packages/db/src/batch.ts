@@ -68,7 +68,8 @@ class Batch {
   private callback?: (error: Error | null, answers: Answer[]) => void;
   private readonly answers: Answer[];
   private current = 0;
-  private shapes = new Map<string, Shape>();
+  /** The shapes of the connection the batch was submitted on (submit). */
+  private shapes!: Map<string, Shape>;
   /** The shape of the statement being answered, once its first row comes. */
   private shape?: Shape;
   /** Per statement, whether this batch asked for its shape: a RowDescription, or NoData, comes first. */
