@@ -60,7 +60,7 @@ describeBrowser('a share link in Chromium', () => {
     await owner.getByLabel('Password').fill(PASSWORD);
     await owner.getByRole('button', { name: 'Log in' }).click();
     await owner.goto(`${dana}/#/files/${encodeURIComponent(fileId)}`);
-    await owner.getByText('No link shares this file.').waitFor();
+    await watch.see(owner.getByText('No link shares this file.'));
 
     await owner.getByRole('button', { name: 'Share link' }).click();
     const dialog = owner.getByRole('dialog', { name: 'Share link to tax.pdf' });
@@ -70,15 +70,15 @@ describeBrowser('a share link in Chromium', () => {
     await watch.screen(owner, 'share-link-dialog');
     await dialog.getByRole('button', { name: 'Create link' }).click();
     const address = dialog.getByLabel(/Anyone with this address/);
-    await address.waitFor();
+    await watch.see(address);
     linkUrl = await address.inputValue();
     expect(linkUrl).toMatch(new RegExp(`^${dana}/s/[A-Za-z0-9_-]{32}$`));
     await dialog.getByRole('button', { name: 'Copy' }).click();
-    await dialog.getByText('Copied.').waitFor();
+    await watch.see(dialog.getByText('Copied.'));
     expect(await owner.evaluate(() => navigator.clipboard.readText())).toBe(linkUrl);
     await watch.screen(owner, 'share-link-made');
     await dialog.getByRole('button', { name: 'Done' }).click();
-    await owner.getByText('0 of 5 downloads · 0 views · not used yet', { exact: false }).waitFor();
+    await watch.see(owner.getByText('0 of 5 downloads · 0 views · not used yet', { exact: false }));
   });
 
   it('opens the link in a fresh browser on a phone: the password, then the file, downloaded byte for byte', async () => {
@@ -91,18 +91,18 @@ describeBrowser('a share link in Chromium', () => {
       status: 401,
       words: expect.stringContaining('This link needs a password'),
     });
-    await stranger.getByRole('heading', { name: 'This link needs a password' }).waitFor();
+    await watch.see(stranger.getByRole('heading', { name: 'This link needs a password' }));
     expect(await stranger.content()).not.toContain('tax.pdf');
     await watch.screen(stranger, 'share-link-password');
     await stranger.getByLabel('Password').fill('not-the-password');
     await stranger.getByRole('button', { name: 'Open' }).click();
-    await stranger.getByRole('alert').filter({ hasText: 'That password is not right.' }).waitFor();
+    await watch.see(stranger.getByRole('alert').filter({ hasText: 'That password is not right.' }));
     await stranger.getByLabel('Password').fill(LINK_PASSWORD);
     await stranger.getByRole('button', { name: 'Open' }).click();
 
-    await stranger.getByRole('heading', { name: 'tax.pdf' }).waitFor();
-    await stranger.getByText('PDF document · 2.1 KiB').waitFor();
-    await stranger.getByText('5 downloads left.', { exact: false }).waitFor();
+    await watch.see(stranger.getByRole('heading', { name: 'tax.pdf' }));
+    await watch.see(stranger.getByText('PDF document · 2.1 KiB'));
+    await watch.see(stranger.getByText('5 downloads left.', { exact: false }));
     expect(await stranger.locator('iframe[title="Preview of tax.pdf"]').count()).toBe(1);
     await watch.screen(stranger, 'share-link-page');
 
@@ -116,22 +116,22 @@ describeBrowser('a share link in Chromium', () => {
 
   it('is revoked by the owner, after which the link says it was turned off', async () => {
     await owner.reload();
-    await owner.getByText('1 of 5 downloads', { exact: false }).waitFor();
+    await watch.see(owner.getByText('1 of 5 downloads', { exact: false }));
     await owner.getByRole('button', { name: /^Revoke the link made/ }).click();
-    await owner.getByText('The link is revoked: it opens nothing any more.').waitFor();
-    await owner.getByText(/^Revoked link, made/).waitFor();
+    await watch.see(owner.getByText('The link is revoked: it opens nothing any more.'));
+    await watch.see(owner.getByText(/^Revoked link, made/));
 
     const stranger = await watch.newPage(await browser.newContext({ viewport: PHONE }));
     watch.expect(404, '/s/');
     await stranger.goto(linkUrl);
-    await stranger.getByText('This link was turned off by the person who shared it.').waitFor();
+    await watch.see(stranger.getByText('This link was turned off by the person who shared it.'));
     await watch.screen(stranger, 'share-link-revoked');
     await stranger.context().close();
   });
 
   it('shows the owner who used the link in the activity log', async () => {
     await owner.goto(`${dana}/#/activity`);
-    await owner.getByText('Someone with your link to tax.pdf downloaded it').waitFor();
-    await owner.getByText('You revoked the share link to tax.pdf').waitFor();
+    await watch.see(owner.getByText('Someone with your link to tax.pdf downloaded it'));
+    await watch.see(owner.getByText('You revoked the share link to tax.pdf'));
   });
 });

@@ -3,7 +3,7 @@
 // Each screen is checked at desktop and phone width, light and dark.
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page, type Request } from 'playwright-core';
 import { accessibilityProblems } from './accessibility';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -35,10 +35,16 @@ interface Expected {
   url: string;
 }
 
+/** How many of the latest answers `see` reports when what it waits for does not show. */
+const ANSWERS_KEPT = 20;
+
 /** Collects every fault of the pages it watches: console errors, page errors, failed requests, error answers. */
 export class PageWatch {
   readonly problems: string[] = [];
   private expected: Expected[] = [];
+  /** Requests of the watched pages not answered yet, and the latest answers: what a page waited for when a test timed out. */
+  private readonly unanswered = new Set<Request>();
+  private readonly answers: string[] = [];
 
   /** Lets `status` answers from addresses containing `url` pass, until the test ends (see `endTest`). */
   expect(status: number, url: string): void {
@@ -56,6 +62,9 @@ export class PageWatch {
   }
 
   watch(page: Page): Page {
+    page.on('request', (request) => this.unanswered.add(request));
+    page.on('requestfinished', (request) => this.unanswered.delete(request));
+    page.on('requestfailed', (request) => this.unanswered.delete(request));
     page.on('console', (message) => {
       const source = message.location().url;
       // Chromium reports each error answer on the console too: expected answers are not faults there either.
@@ -77,11 +86,42 @@ export class PageWatch {
       this.problems.push(`request failed: ${request.method()} ${request.url()} ${reason}`);
     });
     page.on('response', (response) => {
+      // The product's answers, not the browser's own (chrome:, its PDF viewer's extension, blob: previews).
+      if (response.url().startsWith('http')) {
+        this.answers.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+        if (this.answers.length > ANSWERS_KEPT) this.answers.shift();
+      }
       if (response.status() >= 400 && !this.isExpected(response.status(), response.url())) {
         this.problems.push(`error answer: ${response.status()} ${response.request().method()} ${response.url()}`);
       }
     });
     return page;
+  }
+
+  /**
+   * Waits for `locator` to be shown. When it is not, the error also says what its page showed, which
+   * requests were still unanswered and the latest answers: a run on a loaded machine that fails where
+   * others pass then tells why.
+   */
+  async see(locator: Locator): Promise<void> {
+    try {
+      await locator.waitFor();
+    } catch (error) {
+      const page = locator.page();
+      const words = await page.innerText('body', { timeout: 2_000 }).catch(() => '(the page did not answer)');
+      const unanswered = [...this.unanswered].map((request) => `${request.method()} ${request.url()}`);
+      throw new Error(
+        [
+          (error as Error).message,
+          `The page at ${page.url()} showed:`,
+          words.slice(0, 2_000),
+          `Unanswered: ${unanswered.join(', ') || 'none'}`,
+          'Latest answers:',
+          ...this.answers,
+        ].join('\n'),
+        { cause: error },
+      );
+    }
   }
 
   async newPage(context: BrowserContext): Promise<Page> {
