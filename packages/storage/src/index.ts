@@ -8,6 +8,7 @@ export * from './blob-store';
 export * from './resumable';
 export { BLOB_ROUTE, LocalBlobStore, type LocalWriteOptions } from './local/store';
 export { S3BlobStore } from './s3';
+export { SigV4Presigner, type S3Service } from './sigv4';
 export { removeOrphans, type ListableStore, type LiveFiles } from './orphans';
 export type { OpenedAddress } from './signed-address';
 

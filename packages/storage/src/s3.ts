@@ -1,5 +1,6 @@
-// The S3 adapter (AWS S3 or any S3-compatible service): minio-js for bucket, stat, remove, streams and
-// presigned GETs; our own presigner for PUTs so the SSE header is signed (see sigv4.ts). Path-style URLs.
+// The S3 adapter (AWS S3 or any S3-compatible service): minio-js for bucket, stat, remove and streams;
+// our own presigner for every address (sigv4.ts: a PUT's SSE header signed, one MAC per address).
+// Path-style URLs.
 import type { IncomingMessage } from 'node:http';
 import { Client, CopyDestinationOptions, CopySourceOptions } from 'minio';
 import {
@@ -16,7 +17,7 @@ import {
 } from './blob-store';
 import type { AppendOptions, ResumableOptions, ResumableState, ResumableWrites } from './resumable';
 import { S3Resumable } from './s3-resumable';
-import { presignedKey, presignV4, type PresignSigner } from './sigv4';
+import { SigV4Presigner } from './sigv4';
 
 const MiB = 1024 * 1024;
 /** A part's presigned address is used at once; this only bounds a slow part's send. */
@@ -33,6 +34,9 @@ const DELETE_BATCH = 1000;
 /** The largest object one CopyObject request copies (and the largest part of a copy in parts): 5 GiB. */
 const COPY_MAX_BYTES = 5 * 1024 * MiB;
 
+/** How upload addresses are signed: PUT, with the SSE header required. */
+const UPLOAD = { method: 'PUT', headers: { [SSE_HEADER]: SSE_VALUE } };
+
 export interface S3BlobStoreOptions {
   endpoint: string;
   accessKey: string;
@@ -46,35 +50,36 @@ export interface S3BlobStoreOptions {
 
 export class S3BlobStore implements BlobStore, ResumableWrites {
   private readonly client: Client;
-  private readonly endpoint: URL;
+  private readonly presigner: SigV4Presigner;
   private readonly now: () => Date;
   /** Whether the service copies objects itself; false once it said it does not (see move). */
   private serverCopies = true;
   private readonly resumable: S3Resumable;
 
   constructor(private readonly options: S3BlobStoreOptions) {
-    this.endpoint = new URL(options.endpoint);
-    const useSSL = this.endpoint.protocol === 'https:';
+    const endpoint = new URL(options.endpoint);
+    const useSSL = endpoint.protocol === 'https:';
     this.client = new Client({
-      endPoint: this.endpoint.hostname,
-      port: this.endpoint.port ? Number(this.endpoint.port) : useSSL ? 443 : 80,
+      endPoint: endpoint.hostname,
+      port: endpoint.port ? Number(endpoint.port) : useSSL ? 443 : 80,
       useSSL,
       accessKey: options.accessKey,
       secretKey: options.secretKey,
-      // Known region: minio then never asks the service for it before presigning.
+      // Known region: minio then never asks the service for it.
       region: options.region,
       pathStyle: true,
     });
+    const { bucket, region, accessKey, secretKey } = options;
+    this.presigner = new SigV4Presigner({ endpoint, bucket, region, accessKey, secretKey });
     this.now = options.now ?? (() => new Date());
     this.resumable = new S3Resumable(
       this.client,
       options.bucket,
       (prefix) => this.removePrefix(prefix),
       (key, uploadId, number) =>
-        presignV4({
-          ...this.putSigner(),
+        this.presigner.presign({
+          method: 'PUT',
           // UploadPart carries no SSE header: the upload's encryption was set when it began.
-          headers: {},
           query: { partNumber: String(number), uploadId },
           key,
           expiresSeconds: PART_ADDRESS_SECONDS,
@@ -89,24 +94,11 @@ export class S3BlobStore implements BlobStore, ResumableWrites {
   }
 
   async presignPut(key: string, options: PresignOptions): Promise<string> {
-    return presignV4({ ...this.putSigner(), key, expiresSeconds: options.ttlSeconds, now: this.now() });
+    return this.presigner.presign({ ...UPLOAD, key, expiresSeconds: options.ttlSeconds, now: this.now() });
   }
 
   uploadKey(address: string): string | null {
-    return presignedKey(address, this.putSigner(), this.now());
-  }
-
-  /** How upload addresses are signed: PUT, with the SSE header required. */
-  private putSigner(): PresignSigner {
-    return {
-      method: 'PUT',
-      endpoint: this.endpoint,
-      bucket: this.options.bucket,
-      region: this.options.region,
-      accessKey: this.options.accessKey,
-      secretKey: this.options.secretKey,
-      headers: { [SSE_HEADER]: SSE_VALUE },
-    };
+    return this.presigner.keyOf(address, UPLOAD, this.now());
   }
 
   beginResumable(key: string, ref: string, options: ResumableOptions): Promise<ResumableState> {
@@ -130,10 +122,11 @@ export class S3BlobStore implements BlobStore, ResumableWrites {
   }
 
   async presignGet(key: string, options: PresignOptions): Promise<string> {
-    const response: Record<string, string> = options.response
-      ? { 'response-content-type': options.response.contentType, 'response-content-disposition': options.response.disposition }
-      : {};
-    return this.client.presignedGetObject(this.options.bucket, key, options.ttlSeconds, response, this.now());
+    const { response } = options;
+    const query = response
+      ? { 'response-content-type': response.contentType, 'response-content-disposition': response.disposition }
+      : undefined;
+    return this.presigner.presign({ method: 'GET', key, query, expiresSeconds: options.ttlSeconds, now: this.now() });
   }
 
   async stat(key: string): Promise<number | null> {
