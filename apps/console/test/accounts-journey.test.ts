@@ -76,26 +76,26 @@ describeBrowser('an owner’s account in Chromium', () => {
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
     await page.getByLabel('E-mail address').fill('carol@example.com');
     await page.getByRole('button', { name: 'Send the link' }).click();
-    await page.getByText('you will shortly receive an email').waitFor();
+    await watch.see(page.getByText('you will shortly receive an email'));
     await watch.screen(page, 'forgot-password');
 
     const mail = await until(() => mailbox.messages.find((m) => m.to.includes('carol@example.com')), 'the reset mail');
     const link = /http:\/\/carol\.pds\.localhost:\d+\/#\/reset\/[A-Za-z0-9_-]+/.exec(mail.text)?.[0];
     expect(link).toBeDefined();
     await page.goto(link as string);
-    await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Choose a new password' }));
     await watch.screen(page, 'reset-password');
     await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
     await page.getByLabel('The same again').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Set the password' }).click();
-    await page.getByText('Your password is set').waitFor();
+    await watch.see(page.getByText('Your password is set'));
     expect(page.url()).not.toContain('/reset/');
 
     watch.expect(401, '/users/access_token');
     await logIn(page, PASSWORD);
-    await page.getByText('Wrong username or password').waitFor();
+    await watch.see(page.getByText('Wrong username or password'));
     await logIn(page, NEW_PASSWORD);
-    await page.getByRole('heading', { name: 'Files' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Files' }));
   });
 
   it('sets up two-factor authentication from the QR code’s key, and then logs in with a code', async () => {
@@ -103,13 +103,13 @@ describeBrowser('an owner’s account in Chromium', () => {
     await page.getByRole('button', { name: /your account$/ }).click();
     await page.getByRole('link', { name: 'Security' }).click();
     await page.getByRole('button', { name: 'Set up two-factor authentication' }).click();
-    await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
+    await watch.see(page.getByRole('img', { name: 'QR code for your authenticator app' }));
     const secret = OTPAuth.Secret.fromBase32((await page.getByTestId('totp-secret').textContent()) ?? '');
     const code = () => OTPAuth.TOTP.generate({ secret });
     const enrolledAt = Math.floor(Date.now() / 30_000);
     await page.getByLabel('Code from your authenticator app').fill(code());
     await page.getByRole('button', { name: 'Turn on' }).click();
-    await page.getByRole('list', { name: 'Recovery codes' }).waitFor();
+    await watch.see(page.getByRole('list', { name: 'Recovery codes' }));
     expect(await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').count()).toBe(10);
     await watch.screen(page, 'security');
 
@@ -118,12 +118,12 @@ describeBrowser('an owner’s account in Chromium', () => {
     watch.expect(401, '/users/access_token');
     await logIn(page, NEW_PASSWORD);
     const codeField = page.getByLabel('Code from your authenticator app (or a recovery code)');
-    await codeField.waitFor();
+    await watch.see(codeField);
     // A code is good once: the next one comes with the next 30-second step.
     await until(() => (Math.floor(Date.now() / 30_000) > enrolledAt ? true : undefined), 'the next code', 35_000);
     await codeField.fill(code());
     await page.getByRole('button', { name: 'Log in' }).click();
     // Logged in: the account's menu is in the top bar (the screen is the one the tab was on).
-    await page.getByRole('button', { name: /your account$/ }).waitFor();
+    await watch.see(page.getByRole('button', { name: /your account$/ }));
   });
 });

@@ -122,28 +122,28 @@ describeBrowser("dex's administrators' console in Chromium", () => {
   it('logs an administrator in with the console password the dex CLI set, and lists the certified apps', async () => {
     page = await watch.newPage(await browser.newContext({ viewport: DESKTOP, acceptDownloads: true }));
     await page.goto(`${product.dexUrl}/`);
-    await page.getByRole('heading', { name: 'Dex console' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Dex console' }));
     await watch.screen(page, 'dex-login');
     watch.expect(401, '/api/admin/session');
     await page.getByLabel('Administrator instance').fill(ADMIN);
     await page.getByLabel('Password').fill('not the password, surely');
     await page.getByRole('button', { name: 'Log in', exact: true }).click();
-    await page.getByText('Wrong address or password').waitFor();
+    await watch.see(page.getByText('Wrong address or password'));
     await page.getByLabel('Password').fill(CONSOLE_PASSWORD);
     await page.getByRole('button', { name: 'Log in', exact: true }).click();
-    await page.getByRole('heading', { name: 'Apps' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Apps' }));
     // The session is a cookie the page's scripts cannot read.
     expect(await page.evaluate(() => document.cookie)).toBe('');
     const row = page.getByRole('row').filter({ hasText: 'Journal' });
-    await row.getByText(ADMIN).waitFor();
+    await watch.see(row.getByText(ADMIN));
     await watch.screen(page, 'dex-apps');
   });
 
   it('previews an update, then pushes it to two of the three instances of the cluster, which list it', async () => {
     await page.getByRole('link', { name: 'Journal' }).click();
-    await page.getByRole('heading', { name: 'Journal' }).waitFor();
-    await page.getByRole('button', { name: 'Hide who received it' }).waitFor();
-    await page.getByText('3 of 3 delivered').waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Journal' }));
+    await watch.see(page.getByRole('button', { name: 'Hide who received it' }));
+    await watch.see(page.getByText('3 of 3 delivered'));
     const record = page.getByLabel('The app record (JSON)');
     await record.fill((await record.inputValue()).replace('"title": "Journal"', '"title": "Journal 2"'));
     await page.getByLabel('Cluster', { exact: true }).selectOption(CLUSTER);
@@ -151,14 +151,14 @@ describeBrowser("dex's administrators' console in Chromium", () => {
     for (const address of [alice, bob]) await page.getByLabel(address, { exact: true }).check();
     await page.getByRole('button', { name: 'Preview (dry run)' }).click();
     const preview = page.getByRole('region', { name: 'Preview: 2 instances would receive version 2' });
-    await preview.waitFor();
+    await watch.see(preview);
     expect(await preview.getByRole('listitem').allTextContents()).toEqual([alice, bob]);
     await watch.screen(page, 'dex-push', { dark: true });
 
     await page.getByRole('button', { name: 'Push to 2 instances' }).click();
-    await page.getByText('Version 2 is on its way to 2 instances.').waitFor();
+    await watch.see(page.getByText('Version 2 is on its way to 2 instances.'));
     const pushes = page.getByRole('list', { name: 'Pushes of version 2' });
-    await page.getByText('2 of 2 delivered').waitFor();
+    await watch.see(page.getByText('2 of 2 delivered'));
     expect(await pushes.getByRole('listitem').count()).toBe(2);
     expect(await appOn('alice')).toMatchObject({ name: 'Journal 2', version: '2.0.0' });
     expect(await appOn('bob')).toMatchObject({ name: 'Journal 2', version: '2.0.0' });
@@ -172,12 +172,12 @@ describeBrowser("dex's administrators' console in Chromium", () => {
     await page.getByLabel('Cluster', { exact: true }).selectOption(OTHER_CLUSTER);
     await page.getByLabel('Every registered instance of the cluster').check();
     await page.getByRole('button', { name: 'Preview (dry run)' }).click();
-    await page.getByRole('region', { name: 'Preview: 1 instance would receive version 3' }).getByText(carol.address).waitFor();
+    await watch.see(page.getByRole('region', { name: 'Preview: 1 instance would receive version 3' }).getByText(carol.address));
     await page.getByRole('button', { name: 'Push to 1 instance' }).click();
 
     const push = page.getByRole('list', { name: 'Pushes of version 3' }).getByRole('listitem').filter({ hasText: carol.address });
-    await push.getByText('Failed, trying again').waitFor();
-    await push.getByText(/^Why: .*ECONNREFUSED/).waitFor();
+    await watch.see(push.getByText('Failed, trying again'));
+    await watch.see(push.getByText(/^Why: .*ECONNREFUSED/));
     // Its own retries wait 1, 2, then 4 s; after the fourth attempt the next is 8 s away, time enough for
     // the administrator's retry to be the one that delivers it.
     // (Failed again, not being tried: an attempt under way could still reach the gateway once it is back.)
@@ -186,11 +186,11 @@ describeBrowser("dex's administrators' console in Chromium", () => {
 
     await startOther();
     await push.getByRole('button', { name: 'Retry' }).click();
-    await page.getByText(`${carol.address} is being sent version 3 again.`).waitFor();
-    await push.getByText('Delivered', { exact: true }).waitFor();
+    await watch.see(page.getByText(`${carol.address} is being sent version 3 again.`));
+    await watch.see(push.getByText('Delivered', { exact: true }));
     // Five attempts, or more when starting the gateway again outlasted the next backoff on a loaded machine.
-    await push.getByText(/tried ([5-9]|\d\d) times, retried by an administrator 1 time/).waitFor();
-    await page.getByText('1 of 1 delivered').waitFor();
+    await watch.see(push.getByText(/tried ([5-9]|\d\d) times, retried by an administrator 1 time/));
+    await watch.see(page.getByText('1 of 1 delivered'));
     const listed = await request(other!.app)
       .get('/api/v2.6/applications/journal')
       .set('Host', carol.address)
@@ -200,11 +200,11 @@ describeBrowser("dex's administrators' console in Chromium", () => {
 
   it('lists the certified clusters and the instances with their keys’ fingerprints', async () => {
     await page.getByRole('link', { name: 'Clusters and instances' }).click();
-    await page.getByRole('heading', { name: 'Clusters and instances' }).waitFor();
-    await page.getByRole('listitem').filter({ hasText: CLUSTER }).getByText('3 registered').waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Clusters and instances' }));
+    await watch.see(page.getByRole('listitem').filter({ hasText: CLUSTER }).getByText('3 registered'));
     await page.getByLabel('Find by address').fill('carol');
     const row = page.getByRole('row').filter({ hasText: carol.address });
-    await row.getByText('Registered').waitFor();
+    await watch.see(row.getByText('Registered'));
     const fingerprint = await row.locator('code.fingerprint').textContent();
     const instances = (await (await page.request.get(`${product.dexUrl}/api/admin/instances`)).json()) as {
       instances: { address: string; fingerprint: string }[];
@@ -216,14 +216,15 @@ describeBrowser("dex's administrators' console in Chromium", () => {
 
   it('shows every action in the audit with the administrator who did it, and downloads it as JSON lines', async () => {
     await page.getByRole('link', { name: 'Audit' }).click();
-    await page.getByRole('heading', { name: 'Audit' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Audit' }));
     for (const action of ['Retry push', 'Push', 'Preview', 'Log in', 'Update application']) {
-      await page
-        .getByRole('listitem')
-        .filter({ hasText: action })
-        .filter({ hasText: `${ADMIN} from` })
-        .first()
-        .waitFor();
+      await watch.see(
+        page
+          .getByRole('listitem')
+          .filter({ hasText: action })
+          .filter({ hasText: `${ADMIN} from` })
+          .first(),
+      );
     }
     await watch.screen(page, 'dex-audit');
     const [download] = await Promise.all([
@@ -247,7 +248,7 @@ describeBrowser("dex's administrators' console in Chromium", () => {
       [ADMIN, 'application.update', 'journal', undefined, 202],
     ]);
     await page.getByRole('button', { name: 'Log out' }).click();
-    await page.getByRole('heading', { name: 'Dex console' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Dex console' }));
   });
 
   it("refuses instance owners' tokens, app tokens, forged sessions and anonymous callers", async () => {

@@ -135,8 +135,8 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByLabel('Password again').fill(PASSWORD);
     await owner.getByRole('button', { name: 'Create my data store' }).click();
     await owner.waitForURL(`${alice}/#/files`);
-    await owner.getByRole('heading', { name: 'Files' }).waitFor();
-    await owner.getByText('Nothing here yet').waitFor();
+    await watch.see(owner.getByRole('heading', { name: 'Files' }));
+    await watch.see(owner.getByText('Nothing here yet'));
     expect(await owner.evaluate(() => sessionStorage.getItem('pds.session'))).toMatch(/^ey/);
     await watch.screen(owner, 'files-empty');
 
@@ -144,10 +144,10 @@ describeBrowser('web console in Chromium', () => {
     await logOut(owner);
     watch.expect(401, '/users/access_token');
     await logIn(owner, 'alice', 'not-the-password');
-    await owner.getByText('Wrong username or password. Check both and try again.').waitFor();
+    await watch.see(owner.getByText('Wrong username or password. Check both and try again.'));
     await watch.screen(owner, 'login');
     await logIn(owner, 'alice', PASSWORD);
-    await owner.getByRole('heading', { name: 'Files' }).waitFor();
+    await watch.see(owner.getByRole('heading', { name: 'Files' }));
 
     // Upload two files, each with its own progress bar.
     const png = await owner.screenshot();
@@ -157,12 +157,12 @@ describeBrowser('web console in Chromium', () => {
     ]);
     for (const name of ['notes.txt', 'photo.png']) {
       const bar = owner.getByRole('progressbar', { name: `Upload of ${name}` });
-      await bar.waitFor();
-      await owner.getByRole('listitem').filter({ hasText: name }).getByText('Uploaded').waitFor();
+      await watch.see(bar);
+      await watch.see(owner.getByRole('listitem').filter({ hasText: name }).getByText('Uploaded'));
       expect(await bar.evaluate((el) => (el as HTMLProgressElement).value)).toBe(1);
     }
-    await owner.getByRole('link', { name: 'photo.png' }).waitFor();
-    await owner.getByRole('link', { name: 'notes.txt' }).waitFor();
+    await watch.see(owner.getByRole('link', { name: 'photo.png' }));
+    await watch.see(owner.getByRole('link', { name: 'notes.txt' }));
     await summary(owner, '2 files');
     await expect(owner.getByRole('row').filter({ hasText: 'notes.txt' }).textContent()).resolves.toContain('Only you');
 
@@ -173,13 +173,13 @@ describeBrowser('web console in Chromium', () => {
       return transfer;
     });
     await owner.getByRole('region', { name: 'Drop files here to upload' }).dispatchEvent('drop', { dataTransfer: dropped });
-    await owner.getByRole('listitem').filter({ hasText: 'dropped.txt' }).getByText('Uploaded').waitFor();
-    await owner.getByRole('link', { name: 'dropped.txt' }).waitFor();
+    await watch.see(owner.getByRole('listitem').filter({ hasText: 'dropped.txt' }).getByText('Uploaded'));
+    await watch.see(owner.getByRole('link', { name: 'dropped.txt' }));
 
     // Preview: the image and the text.
     await owner.getByRole('link', { name: 'photo.png' }).click();
     const image = owner.getByRole('img', { name: 'Preview of photo.png' });
-    await image.waitFor();
+    await watch.see(image);
     await expect(image.evaluate((img) => (img as HTMLImageElement).naturalWidth)).resolves.toBe(1280);
     await watch.screen(owner, 'preview-image');
     await owner.getByRole('link', { name: '← All files' }).click();
@@ -188,10 +188,10 @@ describeBrowser('web console in Chromium', () => {
     await owner
       .getByLabel('Upload files', { exact: true })
       .setInputFiles([{ name: 'page.pdf', mimeType: 'application/pdf', buffer: await owner.pdf() }]);
-    await owner.getByRole('listitem').filter({ hasText: 'page.pdf' }).getByText('Uploaded').waitFor();
+    await watch.see(owner.getByRole('listitem').filter({ hasText: 'page.pdf' }).getByText('Uploaded'));
     await watch.screen(owner, 'files');
     await owner.getByRole('link', { name: 'page.pdf' }).click();
-    await owner.locator('iframe[title="Preview of page.pdf"]').waitFor();
+    await watch.see(owner.locator('iframe[title="Preview of page.pdf"]'));
     await watch.screen(owner, 'preview-pdf');
     await owner.getByRole('link', { name: '← All files' }).click();
     await owner.getByRole('link', { name: 'notes.txt' }).click();
@@ -205,8 +205,8 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByLabel('Tags (comma-separated)').fill('home, food');
     await watch.screen(owner, 'file-edit');
     await owner.getByRole('button', { name: 'Save details' }).click();
-    await owner.getByText('Saved', { exact: true }).waitFor();
-    await owner.getByRole('heading', { name: 'Weekly shopping' }).waitFor();
+    await watch.see(owner.getByText('Saved', { exact: true }));
+    await watch.see(owner.getByRole('heading', { name: 'Weekly shopping' }));
     await owner.getByRole('link', { name: '← All files' }).click();
     await owner.getByRole('button', { name: 'Filters' }).click();
     await owner.getByLabel('Tag').selectOption('food');
@@ -221,25 +221,25 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByLabel('Username').fill('bob');
     await owner.getByLabel('Password').fill(PASSWORD);
     await owner.getByRole('button', { name: 'Create user' }).click();
-    await owner.getByRole('button', { name: 'Disable bob' }).waitFor();
+    await watch.see(owner.getByRole('button', { name: 'Disable bob' }));
     await watch.screen(owner, 'users');
     await owner.goto(notesUrl);
     await owner.getByLabel('Share with').selectOption({ label: 'bob' });
     await owner.getByRole('button', { name: 'Share', exact: true }).click();
-    await owner.getByText('bob: details and contents').waitFor();
-    await owner.getByText('Shared with bob').waitFor();
+    await watch.see(owner.getByText('bob: details and contents'));
+    await watch.see(owner.getByText('Shared with bob'));
     await watch.screen(owner, 'file-shared');
 
     // The owner's activity log says it in a sentence, with the file's name and the person's.
     await owner.getByRole('link', { name: 'Activity' }).click();
-    await owner.getByRole('heading', { name: 'Activity' }).waitFor();
-    await owner.getByText('You shared notes.txt with bob').first().waitFor();
+    await watch.see(owner.getByRole('heading', { name: 'Activity' }));
+    await watch.see(owner.getByText('You shared notes.txt with bob').first());
   });
 
   it('lets the owner publish profile fields, which anyone then reads where the HAT apps look for them', async () => {
     await accountMenu(owner);
     await owner.getByRole('link', { name: 'Profile' }).click();
-    await owner.getByRole('heading', { name: 'Profile' }).waitFor();
+    await watch.see(owner.getByRole('heading', { name: 'Profile' }));
     // The few fields people fill come first; the rest wait under More.
     const aboutYou = owner.getByRole('group', { name: 'About you' });
     await expect(aboutYou.getByRole('textbox').count()).resolves.toBe(6);
@@ -252,10 +252,10 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByLabel('City', { exact: true }).fill('Oxford');
     // The photo: a picture chosen from the computer, kept as a public file of the data store.
     await owner.getByLabel('Choose a photo').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await owner.screenshot() });
-    await owner.getByText('Save the profile to keep it.').waitFor();
+    await watch.see(owner.getByText('Save the profile to keep it.'));
     await owner.getByRole('checkbox', { name: 'Public Photo' }).check();
     await owner.getByRole('button', { name: 'Save profile' }).click();
-    await owner.getByText('Saved. 2 fields are public.').waitFor();
+    await watch.see(owner.getByText('Saved. 2 fields are public.'));
     await owner.waitForFunction(() => (document.querySelector<HTMLImageElement>('.profile-photo img')?.naturalWidth ?? 0) > 0);
     await owner.getByText(/^More:/).click();
     await watch.screen(owner, 'profile');
@@ -274,7 +274,7 @@ describeBrowser('web console in Chromium', () => {
   it('downloads all of the owner’s data, and imports that archive into a new, empty data store', async () => {
     await accountMenu(owner);
     await owner.getByRole('link', { name: 'Your data' }).click();
-    await owner.getByRole('heading', { name: 'Your data' }).waitFor();
+    await watch.see(owner.getByRole('heading', { name: 'Your data' }));
     await owner.getByRole('button', { name: 'Prepare a download of all my data' }).click();
     const link = owner.getByRole('link', { name: /^Download the archive of/ });
     await link.waitFor({ timeout: 60_000 });
@@ -302,7 +302,7 @@ describeBrowser('web console in Chromium', () => {
     const mover = await watch.newPage(await browser.newContext({ viewport: DESKTOP }));
     await mover.goto(`${product.instanceUrl('newhome')}/#/your-data`);
     await logIn(mover, 'newhome', PASSWORD);
-    await mover.getByRole('heading', { name: 'Your data' }).waitFor();
+    await watch.see(mover.getByRole('heading', { name: 'Your data' }));
     await mover.getByLabel('Archive (.tar.gz)').setInputFiles({ name: 'alice.tar.gz', mimeType: 'application/gzip', buffer: archive });
     // The outcome, whichever it is (a refusal's words say why).
     const outcome = mover.locator('.portability .status').filter({ hasText: /Imported|refused|wrong|not|could/ });
@@ -310,8 +310,8 @@ describeBrowser('web console in Chromium', () => {
     expect(await outcome.innerText()).toMatch(/^Imported 2 accounts, 1 bundle, \d+ files and \d+ records?\.$/);
     await watch.screen(mover, 'your-data-imported');
     await mover.getByRole('link', { name: 'Files' }).click();
-    await mover.getByRole('heading', { name: 'Files' }).waitFor();
-    await mover.locator('.file-list .file-name').first().waitFor();
+    await watch.see(mover.getByRole('heading', { name: 'Files' }));
+    await watch.see(mover.locator('.file-list .file-name').first());
     await mover.context().close();
   });
 
@@ -330,15 +330,8 @@ describeBrowser('web console in Chromium', () => {
     // Every file is reachable, page by page.
     const seen = new Set<string>();
     for (let page = 1; ; page++) {
-      await owner
-        .locator('.pager-place')
-        .filter({ hasText: `page ${page} of ${pages}` })
-        .waitFor();
-      if (page === 1)
-        await owner
-          .locator('.pager-place')
-          .filter({ hasText: `1–50 of ${BULK + FIRST}` })
-          .waitFor();
+      await watch.see(owner.locator('.pager-place').filter({ hasText: `page ${page} of ${pages}` }));
+      if (page === 1) await watch.see(owner.locator('.pager-place').filter({ hasText: `1–50 of ${BULK + FIRST}` }));
       for (const name of await listedNames(owner)) seen.add(name);
       const next = owner.getByRole('button', { name: 'Next page' });
       if (await next.isDisabled()) break;
@@ -350,10 +343,7 @@ describeBrowser('web console in Chromium', () => {
 
     // Sorted by name (numbers in names in their order), by size, and back to the newest first.
     await owner.getByLabel('Sort').selectOption('name-asc');
-    await owner
-      .locator('.pager-place')
-      .filter({ hasText: `page 1 of ${pages}` })
-      .waitFor();
+    await watch.see(owner.locator('.pager-place').filter({ hasText: `page 1 of ${pages}` }));
     await expect(listedNames(owner).then((names) => names.slice(0, 3))).resolves.toEqual([bulkName(1), bulkName(2), bulkName(3)]);
     await owner.getByLabel('Sort').selectOption('size-desc');
     await eventually(
@@ -366,7 +356,7 @@ describeBrowser('web console in Chromium', () => {
     holidayId = await uploadThroughApi(api, HOLIDAY, await owner.screenshot({ type: 'jpeg', quality: 80 }));
     await owner.reload();
     await owner.getByRole('button', { name: 'Grid' }).click();
-    await owner.locator('.file-grid .file-icon.kind-pdf').waitFor();
+    await watch.see(owner.locator('.file-grid .file-icon.kind-pdf'));
     for (const name of [HOLIDAY, 'photo.png']) {
       await eventually(async () => {
         await owner.reload();
@@ -398,28 +388,29 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByLabel('Find files').fill('bulk-00');
     await summary(owner, '9 files match');
     for (const n of [1, 2, 3]) await owner.getByLabel(`Select ${bulkName(n)}`).check();
-    await owner.getByText('3 selected').waitFor();
+    await watch.see(owner.getByText('3 selected'));
     await owner.getByRole('button', { name: 'Share…' }).click();
     await owner.getByLabel('Share 3 files with').selectOption({ label: 'bob' });
     await watch.screen(owner, 'files-share');
     await owner.getByRole('button', { name: 'Share', exact: true }).click();
-    await owner.getByText('Shared 3 files with bob').waitFor();
+    await watch.see(owner.getByText('Shared 3 files with bob'));
     for (const n of [1, 2, 3])
-      await owner
-        .getByRole('row')
-        .filter({ hasText: bulkName(n) })
-        .getByRole('cell', { name: 'Shared with bob' })
-        .waitFor();
+      await watch.see(
+        owner
+          .getByRole('row')
+          .filter({ hasText: bulkName(n) })
+          .getByRole('cell', { name: 'Shared with bob' }),
+      );
 
     // Shared lists what the owner shared: those three and the notes.
     await owner.getByRole('link', { name: 'Shared', exact: true }).click();
-    await owner.getByRole('heading', { name: 'Shared' }).waitFor();
+    await watch.see(owner.getByRole('heading', { name: 'Shared' }));
     await summary(owner, '4 files');
     expect((await listedNames(owner)).sort()).toEqual([bulkName(1), bulkName(2), bulkName(3), 'notes.txt']);
     await watch.screen(owner, 'shared');
     await owner.getByRole('link', { name: 'Files', exact: true }).click();
     // Shared has a search box too: typing before Files has replaced it would type into the screen going away.
-    await owner.getByRole('heading', { name: 'Files', exact: true }).waitFor();
+    await watch.see(owner.getByRole('heading', { name: 'Files', exact: true }));
     await owner.getByLabel('Find files').fill('bulk-00');
     await summary(owner, '9 files match');
 
@@ -441,7 +432,7 @@ describeBrowser('web console in Chromium', () => {
     const newName = owner.getByLabel(`New name for ${bulkName(4)}`);
     await newName.fill('renamed.txt');
     await newName.press('Enter');
-    await owner.getByText('Renamed to renamed.txt').waitFor();
+    await watch.see(owner.getByText('Renamed to renamed.txt'));
     await owner.getByLabel('Find files').fill('renamed');
     await expect(owner.getByRole('link', { name: 'renamed.txt' }).getAttribute('href')).resolves.toBe('#/files/consolebulk004.txt');
 
@@ -449,12 +440,13 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByLabel('Find files').fill('bulk-00');
     for (const n of [5, 6]) await owner.getByLabel(`Select ${bulkName(n)}`).check();
     await owner.getByRole('button', { name: 'Make public' }).click();
-    await owner.getByText('Public link on for 2 files').waitFor();
-    await owner
-      .getByRole('row')
-      .filter({ hasText: bulkName(5) })
-      .getByRole('cell', { name: 'Public link' })
-      .waitFor();
+    await watch.see(owner.getByText('Public link on for 2 files'));
+    await watch.see(
+      owner
+        .getByRole('row')
+        .filter({ hasText: bulkName(5) })
+        .getByRole('cell', { name: 'Public link' }),
+    );
     const published = await fetch(`${alice}/api/v2.6/files/content/consolebulk005.txt`);
     expect(published.status).toBe(200);
     expect(await published.text()).toBe('xxxxx\n');
@@ -462,36 +454,33 @@ describeBrowser('web console in Chromium', () => {
     // Three moved to the trash at once, without a question: the toast's Undo brings them back.
     for (const n of [7, 8, 9]) await owner.getByLabel(`Select ${bulkName(n)}`).check();
     await owner.getByRole('button', { name: 'Delete' }).click();
-    await owner.getByRole('status').filter({ hasText: 'Moved 3 files to trash' }).waitFor();
+    await watch.see(owner.getByRole('status').filter({ hasText: 'Moved 3 files to trash' }));
     await summary(owner, '5 files match');
     await owner.getByRole('button', { name: 'Undo' }).click();
-    await owner.getByText('3 files are back').waitFor();
+    await watch.see(owner.getByText('3 files are back'));
     await summary(owner, '8 files match');
     for (const n of [7, 8, 9]) await owner.getByLabel(`Select ${bulkName(n)}`).check();
     await owner.getByRole('button', { name: 'Delete' }).click();
-    await owner.getByRole('status').filter({ hasText: 'Moved 3 files to trash' }).waitFor();
+    await watch.see(owner.getByRole('status').filter({ hasText: 'Moved 3 files to trash' }));
     await summary(owner, '5 files match');
     await owner.getByLabel('Find files').fill('');
     await summary(owner, `${BULK + FIRST + 1 - 3} files`);
 
     // They wait in the trash: one restored, one deleted for good, then the trash emptied.
     // The storage bar in the sidebar, in the binary units of the file sizes (a 1 GiB allowance).
-    await owner
-      .locator('.sidebar .storage')
-      .getByText(/^[\d.]+ (B|KiB|MiB) of 1 GiB used$/)
-      .waitFor();
+    await watch.see(owner.locator('.sidebar .storage').getByText(/^[\d.]+ (B|KiB|MiB) of 1 GiB used$/));
     await owner.getByRole('link', { name: 'Trash' }).first().click();
     await summary(owner, '3 files');
     await watch.screen(owner, 'trash');
     await owner.getByRole('button', { name: `Restore ${bulkName(7)}` }).click();
-    await owner.getByText(`${bulkName(7)} is back in your files`).waitFor();
+    await watch.see(owner.getByText(`${bulkName(7)} is back in your files`));
     // What cannot be undone asks first, in place.
     await owner.getByRole('button', { name: `Delete ${bulkName(8)} for good` }).click();
     await owner.getByRole('button', { name: 'Delete for good' }).click();
-    await owner.getByText(`${bulkName(8)} deleted for good`).waitFor();
+    await watch.see(owner.getByText(`${bulkName(8)} deleted for good`));
     await owner.getByRole('button', { name: 'Empty the trash' }).click();
     await owner.getByRole('button', { name: 'Delete them for good' }).click();
-    await owner.getByText('The trash is empty.').waitFor();
+    await watch.see(owner.getByText('The trash is empty.'));
     await owner.getByRole('link', { name: 'Back to your files' }).click();
     await summary(owner, `${BULK + FIRST + 1 - 2} files`);
 
@@ -499,17 +488,17 @@ describeBrowser('web console in Chromium', () => {
     await uploadThroughApi(api, 'half-a.txt', '', { complete: false });
     await uploadThroughApi(api, 'half-b.txt', '', { complete: false });
     await owner.reload();
-    await owner.getByText('2 uploads did not finish.').waitFor();
+    await watch.see(owner.getByText('2 uploads did not finish.'));
     await expect(owner.getByRole('link', { name: 'half-a.txt' }).count()).resolves.toBe(0);
     await owner.getByRole('button', { name: 'Show them' }).click();
     await watch.screen(owner, 'files-unfinished');
     await owner.getByRole('button', { name: 'Remove all 2' }).click();
-    await owner.getByText('Removed 2 files that did not finish uploading').waitFor();
+    await watch.see(owner.getByText('Removed 2 files that did not finish uploading'));
     await owner.locator('#unfinished-title').waitFor({ state: 'detached' });
     // …or dismissed.
     await uploadThroughApi(api, 'half-c.txt', '', { complete: false });
     await owner.reload();
-    await owner.getByText('1 upload did not finish.').waitFor();
+    await watch.see(owner.getByText('1 upload did not finish.'));
     await owner.getByRole('button', { name: 'Dismiss' }).click();
     await owner.locator('#unfinished-title').waitFor({ state: 'detached' });
     await owner.reload();
@@ -520,29 +509,29 @@ describeBrowser('web console in Chromium', () => {
 
   it('moves a file to the trash from its page with an undo, and says on that page that it is in the trash', async () => {
     await owner.goto(`${alice}/#/files/consoledropped.txt`);
-    await owner.getByRole('heading', { name: 'dropped.txt' }).waitFor();
+    await watch.see(owner.getByRole('heading', { name: 'dropped.txt' }));
     await owner.getByRole('button', { name: 'Delete' }).click();
     // Back to the list, where the toast offers the undo.
-    await owner.getByRole('status').filter({ hasText: 'Moved dropped.txt to trash' }).waitFor();
-    await owner.getByRole('heading', { name: 'Files' }).waitFor();
+    await watch.see(owner.getByRole('status').filter({ hasText: 'Moved dropped.txt to trash' }));
+    await watch.see(owner.getByRole('heading', { name: 'Files' }));
     expect(owner.url()).toMatch(/#\/files(\?.*)?$/);
     await screenshot(owner, 'file-deleted-desktop', true);
     await owner.getByRole('button', { name: 'Undo' }).click();
-    await owner.getByText('dropped.txt is back').waitFor();
+    await watch.see(owner.getByText('dropped.txt is back'));
     await owner.getByLabel('Find files').fill('dropped');
-    await owner.getByRole('link', { name: 'dropped.txt' }).waitFor();
+    await watch.see(owner.getByRole('link', { name: 'dropped.txt' }));
 
     // Deleted again, its page (an old link, a bookmark) says where it is and brings it back.
     await owner.getByRole('link', { name: 'dropped.txt' }).click();
     await owner.getByRole('button', { name: 'Delete' }).click();
-    await owner.getByRole('status').filter({ hasText: 'Moved dropped.txt to trash' }).waitFor();
+    await watch.see(owner.getByRole('status').filter({ hasText: 'Moved dropped.txt to trash' }));
     await owner.goto(`${alice}/#/files/consoledropped.txt`);
-    await owner.getByText('dropped.txt is in the trash.').waitFor();
+    await watch.see(owner.getByText('dropped.txt is in the trash.'));
     await expect(owner.getByText('the file is not uploaded yet').count()).resolves.toBe(0);
     await watch.screen(owner, 'file-in-trash');
     await owner.getByRole('button', { name: 'Restore' }).click();
-    await owner.getByText('Restored: it is back in your files').waitFor();
-    await owner.getByRole('heading', { name: 'Preview' }).waitFor();
+    await watch.see(owner.getByText('Restored: it is back in your files'));
+    await watch.see(owner.getByRole('heading', { name: 'Preview' }));
   });
 
   it('shows a second person, on a phone, exactly the files shared with them', async () => {
@@ -570,7 +559,7 @@ describeBrowser('web console in Chromium', () => {
     await bob.getByRole('button', { name: 'Menu' }).click();
     await accountMenu(bob);
     await expect(bob.locator('#account-menu').getByRole('link').allTextContents()).resolves.toEqual(['Security']);
-    await bob.getByRole('button', { name: 'Log out' }).waitFor();
+    await watch.see(bob.getByRole('button', { name: 'Log out' }));
     await accountMenu(bob);
     await bob.getByRole('link', { name: 'notes.txt' }).click();
     await expect(bob.getByLabel('Preview of notes.txt').textContent()).resolves.toBe(TEXT);
@@ -588,7 +577,7 @@ describeBrowser('web console in Chromium', () => {
     // Public: anyone may fetch the content without a token.
     await owner.goto(`${alice}/#/files/consolenotes.txt`);
     await owner.getByRole('button', { name: 'Make public' }).click();
-    await owner.getByRole('button', { name: 'Make private' }).waitFor();
+    await watch.see(owner.getByRole('button', { name: 'Make private' }));
     const anonymous = await watch.newPage(await browser.newContext());
     const content = await anonymous.goto(`${alice}/api/v2.6/files/content/consolenotes.txt`);
     expect(content?.status()).toBe(200);
@@ -623,16 +612,16 @@ describeBrowser('web console in Chromium', () => {
     const visitor = await watch.newPage(await browser.newContext({ viewport: DESKTOP }));
     await visitor.goto(`${app.origin}/`);
     await visitor.getByRole('link', { name: 'Log in with your data store' }).click();
-    await visitor.getByRole('heading', { name: 'Log in to continue to notes' }).waitFor();
+    await watch.see(visitor.getByRole('heading', { name: 'Log in to continue to notes' }));
     await watch.screen(visitor, 'hatlogin-login');
     await logIn(visitor, 'alice', PASSWORD);
-    await visitor.getByRole('heading', { name: 'Notes asks to use your data' }).waitFor();
+    await watch.see(visitor.getByRole('heading', { name: 'Notes asks to use your data' }));
     await expect(visitor.getByRole('listitem').allTextContents()).resolves.toEqual(['read notes', 'write notes']);
     await visitor.waitForFunction(() => document.querySelector<HTMLImageElement>('img.logo')?.naturalWidth === 64);
     await watch.screen(visitor, 'hatlogin');
     await visitor.getByRole('button', { name: 'Approve Notes' }).click();
     await visitor.waitForURL(`${app.origin}/callback?token=*`);
-    await visitor.locator('#saved').waitFor();
+    await watch.see(visitor.locator('#saved'));
     expect(app.tokens).toHaveLength(1);
     const claims = JSON.parse(Buffer.from(app.tokens[0]?.split('.')[1] ?? '', 'base64url').toString());
     expect(claims).toMatchObject({ iss: 'alice.pds.localhost', accessScope: 'application', application: 'notes' });
@@ -648,12 +637,12 @@ describeBrowser('web console in Chromium', () => {
     expect(written.status).toBe(201);
     await owner.goto(`${alice}/#/data`);
     // Each app's data in its own words: its title and what it says it keeps.
-    await owner.getByRole('heading', { name: 'Notes' }).waitFor();
-    await owner.getByText('Keeps your notes').waitFor();
+    await watch.see(owner.getByRole('heading', { name: 'Notes' }));
+    await watch.see(owner.getByText('Keeps your notes'));
     await owner.getByRole('link', { name: 'Notes: Items' }).click();
-    await owner.locator('.summary').filter({ hasText: '31 records' }).waitFor();
-    await owner.locator('.pager-place').filter({ hasText: '1–20 of 31' }).waitFor();
-    await owner.getByRole('cell', { name: 'Written by the app' }).waitFor();
+    await watch.see(owner.locator('.summary').filter({ hasText: '31 records' }));
+    await watch.see(owner.locator('.pager-place').filter({ hasText: '1–20 of 31' }));
+    await watch.see(owner.getByRole('cell', { name: 'Written by the app' }));
     await owner
       .getByRole('button', { name: /^Show record / })
       .first()
@@ -673,8 +662,8 @@ describeBrowser('web console in Chromium', () => {
     await owner.setViewportSize(DESKTOP);
     await owner.getByRole('button', { name: 'Delete record' }).click();
     await owner.getByRole('button', { name: 'Delete it' }).click();
-    await owner.getByText('Record deleted').waitFor();
-    await owner.locator('.summary').filter({ hasText: '30 records' }).waitFor();
+    await watch.see(owner.getByText('Record deleted'));
+    await watch.see(owner.locator('.summary').filter({ hasText: '30 records' }));
     await owner.getByRole('link', { name: '← All data' }).click();
     await watch.screen(owner, 'data');
 
@@ -697,27 +686,27 @@ describeBrowser('web console in Chromium', () => {
     await owner.reload();
     await owner.getByRole('link', { name: 'Data debits' }).click();
     await owner.getByRole('button', { name: 'Reader' }).click();
-    await owner.getByText('Reading my notes', { exact: true }).waitFor();
+    await watch.see(owner.getByText('Reading my notes', { exact: true }));
     await owner.getByText('Everything, as JSON').click();
-    await owner.getByLabel('Data debit as JSON').waitFor();
+    await watch.see(owner.getByLabel('Data debit as JSON'));
     await watch.screen(owner, 'data-debits');
 
     // Apps: a logo that fails shows the app's letter; the status words follow what the owner did.
     watch.expect(404, '/missing-logo.svg');
     await owner.getByRole('link', { name: 'Apps' }).click();
     await owner.waitForFunction(() => document.querySelector<HTMLImageElement>('img.logo')?.naturalWidth === 64);
-    await owner.locator('.card').filter({ hasText: 'Diary' }).locator('.logo.letter').filter({ hasText: 'D' }).waitFor();
-    await owner.locator('.card').filter({ hasText: 'Diary' }).getByText('Not set up').waitFor();
+    await watch.see(owner.locator('.card').filter({ hasText: 'Diary' }).locator('.logo.letter').filter({ hasText: 'D' }));
+    await watch.see(owner.locator('.card').filter({ hasText: 'Diary' }).getByText('Not set up'));
     await watch.screen(owner, 'apps', { dark: true });
     await owner.getByRole('button', { name: 'Disable Notes' }).click();
-    await owner.locator('.card').filter({ hasText: 'Notes' }).getByText('Disabled', { exact: true }).waitFor();
+    await watch.see(owner.locator('.card').filter({ hasText: 'Notes' }).getByText('Disabled', { exact: true }));
     await owner.getByRole('button', { name: 'Enable Notes' }).click();
-    await owner.locator('.card').filter({ hasText: 'Notes' }).getByText('Running').waitFor();
+    await watch.see(owner.locator('.card').filter({ hasText: 'Notes' }).getByText('Running'));
     await expect(owner.getByRole('link', { name: 'Open Notes' }).getAttribute('href')).resolves.toBe(app.origin);
 
     // Logging out ends the session in this tab.
     await logOut(owner);
-    await owner.getByRole('heading', { name: 'Log in' }).waitFor();
+    await watch.see(owner.getByRole('heading', { name: 'Log in' }));
     await expect(owner.evaluate(() => sessionStorage.getItem('pds.session'))).resolves.toBeNull();
   });
 
@@ -732,9 +721,9 @@ describeBrowser('web console in Chromium', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500)); // reads are written once a second
     await logIn(owner, 'alice', PASSWORD);
     await owner.getByRole('link', { name: 'Activity' }).click();
-    await owner.getByRole('heading', { name: 'Today' }).waitFor();
-    await owner.getByText(/^Notes app read (10|5) records of your notes \(items\)(, 2 times)?$/).waitFor();
-    await owner.getByText('Notes app added a record to your notes (items)').waitFor();
+    await watch.see(owner.getByRole('heading', { name: 'Today' }));
+    await watch.see(owner.getByText(/^Notes app read (10|5) records of your notes \(items\)(, 2 times)?$/));
+    await watch.see(owner.getByText('Notes app added a record to your notes (items)'));
     // One time per line, and no id anywhere.
     await expect(owner.locator('.activity li time').first().textContent()).resolves.toMatch(/^\d{1,2}:\d{2}/);
     expect(await owner.locator('.activity').textContent()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
@@ -744,10 +733,7 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByRole('button', { name: 'Show earlier activity' }).click();
     await eventually(async () => ((await owner.locator('.activity li').count()) > before ? true : undefined), 'earlier activity');
     await owner.getByLabel('What').selectOption({ label: 'Failed log-ins' });
-    await owner
-      .getByText(/^Someone tried to log in as alice with a wrong password/)
-      .first()
-      .waitFor();
+    await watch.see(owner.getByText(/^Someone tried to log in as alice with a wrong password/).first());
     await owner.getByLabel('What').selectOption({ label: 'Everything' });
     await owner.getByLabel('Who').selectOption({ label: 'Notes (app)' });
     await eventually(async () => {
@@ -761,10 +747,10 @@ describeBrowser('web console in Chromium', () => {
     // An app link naming an app this data store does not know: plain words and a way on.
     await owner.goto(`${alice}/#/hatlogin?name=nosuch&redirect=${app.origin}/callback`);
     watch.expect(404, '/api/v2.6/applications/nosuch');
-    await owner.getByRole('heading', { name: 'No app called “nosuch” here' }).waitFor();
+    await watch.see(owner.getByRole('heading', { name: 'No app called “nosuch” here' }));
     await watch.screen(owner, 'hatlogin-unknown');
     await owner.getByRole('link', { name: 'See your apps' }).click();
-    await owner.getByRole('heading', { name: 'Apps' }).waitFor();
+    await watch.see(owner.getByRole('heading', { name: 'Apps' }));
 
     // A rule the server names by its field is said in people's words.
     await owner.getByRole('link', { name: 'Users' }).click();
@@ -772,13 +758,13 @@ describeBrowser('web console in Chromium', () => {
     await owner.getByLabel('Password').fill('short');
     watch.expect(400, '/users/user');
     await owner.getByRole('button', { name: 'Create user' }).click();
-    await owner.getByText(/^The password must be 8 to 256 characters/).waitFor();
+    await watch.see(owner.getByText(/^The password must be 8 to 256 characters/));
 
     // A tab whose session the server ended elsewhere (here: log out everywhere) says why it is at the login.
     const other = await watch.newPage(await browser.newContext({ viewport: DESKTOP }));
     await other.goto(`${alice}/`);
     await logIn(other, 'alice', PASSWORD);
-    await other.getByRole('heading', { name: 'Files' }).waitFor();
+    await watch.see(other.getByRole('heading', { name: 'Files' }));
     // Expected before the session ends: on a loaded machine the Files screen's own reads may still be on
     // their way, and meet the ended session first.
     watch.expect(401, alice);
@@ -793,7 +779,7 @@ describeBrowser('web console in Chromium', () => {
     await other.evaluate(() => {
       location.hash = '#/photos';
     });
-    await other.getByText(/^You were logged out: your session ended/).waitFor();
+    await watch.see(other.getByText(/^You were logged out: your session ended/));
     await watch.screen(other, 'login-session-ended');
 
     // The log-in page leads to sign-up, and sign-up to the log-in of a data store one has.
@@ -801,15 +787,15 @@ describeBrowser('web console in Chromium', () => {
       `${product.clusterUrl}/`,
     );
     await other.getByRole('link', { name: 'Create a data store of your own' }).click();
-    await other.getByRole('heading', { name: 'Create your personal data store' }).waitFor();
+    await watch.see(other.getByRole('heading', { name: 'Create your personal data store' }));
     await other.getByPlaceholder('name').fill('alice');
     await other.getByRole('button', { name: 'Log in' }).click();
     await other.waitForURL(`${alice}/`);
-    await other.getByRole('heading', { name: 'Log in' }).waitFor();
+    await watch.see(other.getByRole('heading', { name: 'Log in' }));
     await other.context().close();
     await owner.reload();
     await logIn(owner, 'alice', PASSWORD);
-    await owner.getByRole('heading', { name: 'Users' }).waitFor();
+    await watch.see(owner.getByRole('heading', { name: 'Users' }));
   });
 
   it('says in plain words that a name is taken, and offers another', async () => {
@@ -822,13 +808,13 @@ describeBrowser('web console in Chromium', () => {
     // Two passwords that differ are caught before anything is sent.
     await page.getByLabel('Password again').fill(`${PASSWORD}!`);
     await page.getByRole('button', { name: 'Create my data store' }).click();
-    await page.getByText('The two passwords differ.').waitFor();
+    await watch.see(page.getByText('The two passwords differ.'));
     await page.getByLabel('Password again').fill(PASSWORD);
     // The name is checked before the sign-up is sent (a check is not counted as a sign-up).
     const signups: string[] = [];
     page.on('request', (request) => request.url().endsWith('/api/signup') && signups.push(request.url()));
     await page.getByRole('button', { name: 'Create my data store' }).click();
-    await page.getByText('alice.pds.localhost is taken.').waitFor();
+    await watch.see(page.getByText('alice.pds.localhost is taken.'));
     expect(signups).toEqual([]);
     await watch.screen(page, 'signup-taken');
     await page.getByRole('button', { name: 'Use alice-example instead' }).click();
@@ -856,7 +842,7 @@ describeBrowser('web console in Chromium', () => {
     let status = await attempt();
     for (let tries = 1; status === 401 && tries < 20; tries++) status = await attempt();
     expect(status).toBe(429);
-    await page.getByText(/^Too many attempts\. For your safety, logging in is paused: try again in \d+ (seconds|minute)\.$/).waitFor();
+    await watch.see(page.getByText(/^Too many attempts\. For your safety, logging in is paused: try again in \d+ (seconds|minute)\.$/));
     await expect(page.getByRole('button', { name: 'Log in' }).isDisabled()).resolves.toBe(true);
     await watch.screen(page, 'login-too-many');
   });
@@ -872,8 +858,8 @@ describeBrowser('web console in Chromium', () => {
     await page.goto(`${product.instanceUrl('dora')}/#/profile`);
     await logIn(page, 'dora', PASSWORD);
     await page.getByRole('link', { name: 'Close this instance and erase everything in it' }).click();
-    await page.getByRole('heading', { name: 'Close your instance' }).waitFor();
-    await page.getByText('can never be used again').waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Close your instance' }));
+    await watch.see(page.getByText('can never be used again'));
     const close = page.getByRole('button', { name: 'Close my instance' });
     await page.getByLabel('Your password').fill('not-the-password');
     // Nothing is sent before the box is ticked.
@@ -882,11 +868,11 @@ describeBrowser('web console in Chromium', () => {
     await watch.screen(page, 'close-instance');
     watch.expect(403, '/api/v2.6/instance/close');
     await close.click();
-    await page.getByText('That password is not right. Nothing was closed.').waitFor();
+    await watch.see(page.getByText('That password is not right. Nothing was closed.'));
 
     await page.getByLabel('Your password').fill(PASSWORD);
     await close.click();
-    await page.getByRole('heading', { name: 'Your instance is closing' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Your instance is closing' }));
     // The date shown is the server's, a week from now.
     const token = (await page.evaluate(() => sessionStorage.getItem('pds.session'))) ?? '';
     const state = (await (
@@ -899,9 +885,9 @@ describeBrowser('web console in Chromium', () => {
       (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'short' }),
       state.closeAfter,
     );
-    await page.getByText(shown).waitFor();
+    await watch.see(page.getByText(shown));
     // The data can still be taken out before the erasure.
-    await page.getByRole('button', { name: 'Prepare a download of all my data' }).waitFor();
+    await watch.see(page.getByRole('button', { name: 'Prepare a download of all my data' }));
     await watch.screen(page, 'closing');
     // Nothing else answers any more, and the console shows the closing screen again after a reload.
     expect(
@@ -909,7 +895,7 @@ describeBrowser('web console in Chromium', () => {
     ).toBe(410);
     await page.reload();
     await page.getByRole('button', { name: 'Cancel closing, keep my instance' }).click();
-    await page.getByRole('heading', { name: 'Files' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Files' }));
   });
 
   it('shows a browser at an address without an instance a page that leads to sign-up', async () => {
@@ -917,8 +903,8 @@ describeBrowser('web console in Chromium', () => {
     const page = await watch.newPage(await browser.newContext({ viewport: DESKTOP }));
     watch.expect(404, nobody);
     await page.goto(`${nobody}/`);
-    await page.getByRole('heading', { name: 'No data store here' }).waitFor();
-    await page.getByText('nobody.pds.localhost', { exact: true }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'No data store here' }));
+    await watch.see(page.getByText('nobody.pds.localhost', { exact: true }));
     await expect(page.getByRole('link', { name: 'Create a data store' }).getAttribute('href')).resolves.toBe(`${product.clusterUrl}/`);
     await watch.screen(page, 'unknown-instance');
   });
@@ -934,7 +920,7 @@ describeBrowser('web console in Chromium', () => {
     const page = await watch.newPage(await browser.newContext());
     await page.goto(`${alice}/`);
     await logIn(page, 'alice', PASSWORD);
-    await page.getByRole('heading', { name: 'Files' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Files' }));
     const first = await page.evaluate(() => sessionStorage.getItem('pds.session'));
     // A later token of the same account, as the gateway sends one after an hour, on the next answer.
     await new Promise((resolve) => setTimeout(resolve, 1100)); // tokens carry whole seconds
@@ -964,15 +950,15 @@ describeBrowser('web console in Chromium', () => {
     const page = await watch.newPage(await browser.newContext());
     await page.goto(`${alice}/`);
     await logIn(page, 'alice', PASSWORD);
-    await page.getByRole('heading', { name: 'Files' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Files' }));
 
     await page.goto(`${alice}/#/hatlogin?name=notes&redirect=${foreign.origin}/steal&fallback=${foreign.origin}/refused`);
-    await page.getByRole('heading', { name: 'Notes asks to use your data' }).waitFor();
-    await page.getByRole('alert').filter({ hasText: 'Approval is blocked' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Notes asks to use your data' }));
+    await watch.see(page.getByRole('alert').filter({ hasText: 'Approval is blocked' }));
     await expect(page.getByRole('button', { name: 'Approve Notes' }).isDisabled()).resolves.toBe(true);
     await watch.screen(page, 'hatlogin-foreign-refused');
     await page.getByRole('button', { name: 'Refuse' }).click();
-    await page.getByRole('heading', { name: 'Files' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Files' }));
     expect(page.url()).toBe(`${alice}/#/files`);
     expect(foreign.requests).toEqual([]);
     expect(foreign.tokens).toEqual([]);

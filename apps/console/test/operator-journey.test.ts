@@ -53,41 +53,41 @@ describeBrowser("the operator's console in Chromium", () => {
   it('logs an operator in, finds an instance by name, suspends it (its owner gets 423), resumes it, and sets a quota an upload then hits', async () => {
     page = await watch.newPage(await browser.newContext({ viewport: DESKTOP }));
     await page.goto(`${product.adminUrl}/`);
-    await page.getByRole('heading', { name: 'Operator console' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Operator console' }));
     await watch.screen(page, 'operator-login', { dark: true });
     watch.expect(401, '/session');
     await page.getByLabel('Name').fill('olivia');
     await page.getByLabel('Password').fill('wrong password, surely');
     await page.getByRole('button', { name: 'Log in', exact: true }).click();
-    await page.getByText('Wrong name or password').waitFor();
+    await watch.see(page.getByText('Wrong name or password'));
     await page.getByLabel('Password').fill(OPERATOR_PASSWORD);
     await page.getByRole('button', { name: 'Log in', exact: true }).click();
-    await page.getByRole('heading', { name: 'Instances' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Instances' }));
     // The session is a cookie the page's scripts cannot read.
     expect(await page.evaluate(() => document.cookie)).toBe('');
 
     await page.getByLabel('Find by address or owner e-mail').fill('ali');
     await page.getByRole('row').filter({ hasText: 'bob' }).waitFor({ state: 'detached' });
-    await page.getByText('1 found').waitFor();
+    await watch.see(page.getByText('1 found'));
     await watch.screen(page, 'operator-instances', { dark: true });
     await page.getByRole('link', { name: alice }).click();
-    await page.getByRole('heading', { name: alice }).waitFor();
+    await watch.see(page.getByRole('heading', { name: alice }));
     await watch.screen(page, 'operator-instance');
 
     await page.getByLabel(/^Reason/).fill('abuse report 17');
     await page.getByRole('button', { name: 'Suspend' }).click();
-    await page.getByText('Suspended: every call to it now answers 423.').waitFor();
+    await watch.see(page.getByText('Suspended: every call to it now answers 423.'));
     expect((await aliceCall('/api/v2.6/files/tags')).status).toBe(423);
 
     await page.getByLabel(/^Reason/).fill('report resolved');
     await page.getByRole('button', { name: 'Resume' }).click();
-    await page.getByText('Resumed: it answers again.').waitFor();
+    await watch.see(page.getByText('Resumed: it answers again.'));
     expect((await aliceCall('/api/v2.6/files/tags')).status).toBe(200);
 
     await page.getByLabel('File quota').fill('1 KiB');
     await page.getByRole('button', { name: 'Save quotas' }).click();
-    await page.getByText('Quotas saved.').waitFor();
-    await page.getByText('of 1 KiB').waitFor();
+    await watch.see(page.getByText('Quotas saved.'));
+    await watch.see(page.getByText('of 1 KiB'));
     const upload = await fetch(`${product.instanceUrl('alice')}/api/v2.6/files/upload`, {
       method: 'POST',
       headers: { 'X-Auth-Token': aliceToken, 'Content-Type': 'application/json' },
@@ -105,12 +105,12 @@ describeBrowser("the operator's console in Chromium", () => {
 
   it('retries from the cluster page a registration that failed, and it completes', async () => {
     await page.getByRole('link', { name: 'Cluster' }).click();
-    await page.getByRole('heading', { name: 'Cluster' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Cluster' }));
     await eventually(async () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
       return (await page.getByRole('button', { name: /failed in dex-registration/ }).count()) > 0 ? true : undefined;
     }, 'the failed registrations');
-    await page.getByText('Gateway worker').waitFor();
+    await watch.see(page.getByText('Gateway worker'));
     // Dex is told to trust the cluster, as `pnpm dex certify pds.localhost` does.
     const dexDb = createDexDb(product.dexDatabaseUrl, { max: 1 });
     await new CertifiedClusterRepository(dexDb).ensure([CLUSTER]);
@@ -118,12 +118,12 @@ describeBrowser("the operator's console in Chromium", () => {
 
     await page.getByRole('button', { name: /failed in dex-registration/ }).click();
     const job = page.getByRole('listitem').filter({ hasText: `register-${alice}` });
-    await job.getByText('not under a certified cluster').waitFor();
+    await watch.see(job.getByText('not under a certified cluster'));
     await job.getByRole('button', { name: 'Inspect' }).click();
-    await page.getByLabel('What the job carries').filter({ hasText: alice }).waitFor();
+    await watch.see(page.getByLabel('What the job carries').filter({ hasText: alice }));
     await watch.screen(page, 'operator-cluster', { dark: true });
     await job.getByRole('button', { name: 'Retry' }).click();
-    await page.getByText(`Job register-${alice} is queued again.`).waitFor();
+    await watch.see(page.getByText(`Job register-${alice} is queued again.`));
     await eventually(async () => {
       const res = await fetch(`${product.adminUrl}/instances/${alice}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
       return ((await res.json()) as { dexState: string }).dexState === 'registered' ? true : undefined;
@@ -132,9 +132,9 @@ describeBrowser("the operator's console in Chromium", () => {
 
   it('shows every action in the audit with the operator who did it', async () => {
     await page.getByRole('link', { name: 'Audit' }).click();
-    await page.getByRole('heading', { name: 'Audit' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Audit' }));
     for (const action of ['Retry job', 'Set quota', 'Resume', 'Suspend']) {
-      await page.getByRole('listitem').filter({ hasText: action }).filter({ hasText: 'olivia from' }).first().waitFor();
+      await watch.see(page.getByRole('listitem').filter({ hasText: action }).filter({ hasText: 'olivia from' }).first());
     }
     await watch.screen(page, 'operator-audit');
     const res = await fetch(`${product.adminUrl}/audit/export`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
@@ -150,7 +150,7 @@ describeBrowser("the operator's console in Chromium", () => {
       ['session.create', undefined],
     ]);
     await page.getByRole('button', { name: 'Log out' }).click();
-    await page.getByRole('heading', { name: 'Operator console' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Operator console' }));
   });
 
   it('is not reachable on an instance address, and refuses owners, forged sessions and anonymous callers', async () => {

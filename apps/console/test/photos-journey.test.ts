@@ -171,13 +171,13 @@ describeBrowser('the photo timeline in Chromium', () => {
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('link', { name: 'Photos' }).click();
-    await page.locator('.summary').filter({ hasText: '10,002 photos' }).waitFor();
+    await watch.see(page.locator('.summary').filter({ hasText: '10,002 photos' }));
     await screenLoaded(page);
     // The newest first: the two uploads, then the seeded pictures by their dates.
     expect((await tiles(page)).slice(0, 4)).toEqual(['portrait.jpg', 'beach.jpg', seededName(1), seededName(2)]);
-    await page
-      .getByRole('heading', { level: 2, name: new Date().toLocaleDateString('en-GB', { month: 'long', year: 'numeric' }) })
-      .waitFor();
+    await watch.see(
+      page.getByRole('heading', { level: 2, name: new Date().toLocaleDateString('en-GB', { month: 'long', year: 'numeric' }) }),
+    );
     // A portrait's tile is taller than wide, a panorama's wider: the grid keeps each picture's proportions.
     const [portrait, panorama] = await Promise.all(
       [seededName(1), seededName(2)].map((name) =>
@@ -210,7 +210,7 @@ describeBrowser('the photo timeline in Chromium', () => {
     await page.evaluate(() => scrollTo(0, 0));
     await page.getByRole('link', { name: 'beach.jpg' }).click();
     const viewer = page.getByRole('dialog');
-    await viewer.getByText('beach.jpg', { exact: true }).waitFor();
+    await watch.see(viewer.getByText('beach.jpg', { exact: true }));
     // The picture itself, not its thumbnail.
     await page.waitForFunction(
       () => (document.querySelector<HTMLImageElement>('.viewer img[alt="beach.jpg"]')?.naturalWidth ?? 0) === 1280,
@@ -218,21 +218,21 @@ describeBrowser('the photo timeline in Chromium', () => {
     expect(page.url()).toMatch(/#\/photos\/consolebeach\.jpg$/);
     await watch.screen(page, 'photo-viewer', { fullPage: false });
     await page.keyboard.press('ArrowRight');
-    await viewer.getByText(seededName(1), { exact: true }).waitFor();
+    await watch.see(viewer.getByText(seededName(1), { exact: true }));
     await page.keyboard.press('ArrowLeft');
-    await viewer.getByText('beach.jpg', { exact: true }).waitFor();
+    await watch.see(viewer.getByText('beach.jpg', { exact: true }));
     await viewer.getByRole('button', { name: 'Previous photo' }).click();
-    await viewer.getByText('portrait.jpg', { exact: true }).waitFor();
+    await watch.see(viewer.getByText('portrait.jpg', { exact: true }));
     // The newest has nothing before it.
     await expect(viewer.getByRole('button', { name: 'Previous photo' }).count()).resolves.toBe(0);
     await viewer.getByRole('button', { name: 'Next photo' }).click();
-    await viewer.getByText('beach.jpg', { exact: true }).waitFor();
+    await watch.see(viewer.getByText('beach.jpg', { exact: true }));
     // A swipe to the left, as a finger (or a mouse held down) makes it.
     await page.mouse.move(900, 400);
     await page.mouse.down();
     await page.mouse.move(500, 420, { steps: 5 });
     await page.mouse.up();
-    await viewer.getByText(seededName(1), { exact: true }).waitFor();
+    await watch.see(viewer.getByText(seededName(1), { exact: true }));
     await page.keyboard.press('Escape');
     await viewer.waitFor({ state: 'detached' });
     expect(page.url()).toMatch(/#\/photos$/);
@@ -240,7 +240,7 @@ describeBrowser('the photo timeline in Chromium', () => {
     // On a phone too.
     await page.setViewportSize(PHONE);
     await page.getByRole('link', { name: seededName(3), exact: true }).click();
-    await viewer.getByText(seededName(3), { exact: true }).waitFor();
+    await watch.see(viewer.getByText(seededName(3), { exact: true }));
     await page.keyboard.press('Escape');
     await page.setViewportSize(DESKTOP);
   });

@@ -92,28 +92,28 @@ describeBrowser('a large upload in Chromium', () => {
     await page.getByLabel('Username').fill('erin');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Files' }).waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Files' }));
 
     await page.getByLabel('Upload files', { exact: true }).setInputFiles(video);
     await until(page, 'holiday.mov', 0.15);
     // The network goes (the connection dropped, the browser offline): the upload waits for it, and goes on once it is back.
     await context.setOffline(true);
     proxy.cut();
-    await page.getByText(/^Waiting for the network… \d+%$/).waitFor();
+    await watch.see(page.getByText(/^Waiting for the network… \d+%$/));
     await watch.screen(page, 'upload-waiting');
     await page.waitForTimeout(1000);
     await context.setOffline(false);
     await throttle();
-    await page.getByText(/^Uploading… \d+%$/).waitFor();
+    await watch.see(page.getByText(/^Uploading… \d+%$/));
     const before = await until(page, 'holiday.mov', 0.45);
 
     // Reloaded mid-way: the upload stops, and the page says it can go on.
     await page.reload();
     await throttle();
-    await page.getByRole('heading', { name: 'Files' }).waitFor();
-    await page.getByText('1 upload did not finish.').waitFor();
+    await watch.see(page.getByRole('heading', { name: 'Files' }));
+    await watch.see(page.getByText('1 upload did not finish.'));
     await page.getByRole('button', { name: 'Show them' }).click();
-    await page.getByText(/upload the same file again to continue where it stopped/).waitFor();
+    await watch.see(page.getByText(/upload the same file again to continue where it stopped/));
     await watch.screen(page, 'upload-unfinished');
 
     // The same file again: it goes on from where the server got, not from the start.
@@ -121,7 +121,7 @@ describeBrowser('a large upload in Chromium', () => {
     const resumedAt = await until(page, 'holiday.mov', 0.01);
     expect(resumedAt).toBeGreaterThan(before - 0.1);
     await page.getByRole('listitem').filter({ hasText: 'holiday.mov' }).getByText('Uploaded').waitFor({ timeout: 120_000 });
-    await page.getByRole('link', { name: 'holiday.mov' }).waitFor();
+    await watch.see(page.getByRole('link', { name: 'holiday.mov' }));
 
     // One file, completed with the bytes sent; nothing unfinished is left.
     const listing = await fetch(`${erin}/api/v2.6/files/listing?q=holiday`, { headers: { 'X-Auth-Token': token } });
