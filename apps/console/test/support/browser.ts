@@ -42,9 +42,8 @@ const ANSWERS_KEPT = 20;
 export class PageWatch {
   readonly problems: string[] = [];
   private expected: Expected[] = [];
-  /** Requests of the watched pages not answered yet, and the latest answers: what a page waited for when a test timed out. */
-  private readonly unanswered = new Set<Request>();
-  private readonly answers: string[] = [];
+  /** Per watched page, its requests not answered yet and its latest answers: what it waited for when a test timed out. */
+  private readonly traffic = new Map<Page, { unanswered: Set<Request>; answers: string[] }>();
 
   /** Lets `status` answers from addresses containing `url` pass, until the test ends (see `endTest`). */
   expect(status: number, url: string): void {
@@ -62,9 +61,12 @@ export class PageWatch {
   }
 
   watch(page: Page): Page {
-    page.on('request', (request) => this.unanswered.add(request));
-    page.on('requestfinished', (request) => this.unanswered.delete(request));
-    page.on('requestfailed', (request) => this.unanswered.delete(request));
+    const traffic = { unanswered: new Set<Request>(), answers: [] as string[] };
+    this.traffic.set(page, traffic);
+    page.on('close', () => this.traffic.delete(page));
+    page.on('request', (request) => traffic.unanswered.add(request));
+    page.on('requestfinished', (request) => traffic.unanswered.delete(request));
+    page.on('requestfailed', (request) => traffic.unanswered.delete(request));
     page.on('console', (message) => {
       const source = message.location().url;
       // Chromium reports each error answer on the console too: expected answers are not faults there either.
@@ -88,8 +90,8 @@ export class PageWatch {
     page.on('response', (response) => {
       // The product's answers, not the browser's own (chrome:, its PDF viewer's extension, blob: previews).
       if (response.url().startsWith('http')) {
-        this.answers.push(`${response.status()} ${response.request().method()} ${response.url()}`);
-        if (this.answers.length > ANSWERS_KEPT) this.answers.shift();
+        traffic.answers.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+        if (traffic.answers.length > ANSWERS_KEPT) traffic.answers.shift();
       }
       if (response.status() >= 400 && !this.isExpected(response.status(), response.url())) {
         this.problems.push(`error answer: ${response.status()} ${response.request().method()} ${response.url()}`);
@@ -109,15 +111,16 @@ export class PageWatch {
     } catch (error) {
       const page = locator.page();
       const words = await page.innerText('body', { timeout: 2_000 }).catch(() => '(the page did not answer)');
-      const unanswered = [...this.unanswered].map((request) => `${request.method()} ${request.url()}`);
+      const { unanswered = new Set<Request>(), answers = [] } = this.traffic.get(page) ?? {};
+      const waiting = [...unanswered].map((request) => `${request.method()} ${request.url()}`);
       throw new Error(
         [
           (error as Error).message,
           `The page at ${page.url()} showed:`,
           words.slice(0, 2_000),
-          `Unanswered: ${unanswered.join(', ') || 'none'}`,
+          `Unanswered: ${waiting.join(', ') || 'none'}`,
           'Latest answers:',
-          ...this.answers,
+          ...answers,
         ].join('\n'),
         { cause: error },
       );
