@@ -83,8 +83,8 @@ const readRecords = (namespace: string, endpoint: string, take: number) =>
     name: 'records',
     text: `SELECT "recordId"::text AS "recordId", "data" FROM "DataRecord"
        WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3
-       ORDER BY "seq" ASC OFFSET $4 LIMIT $5`,
-    values: [instanceId, namespace, endpoint, 0, take],
+       ORDER BY "seq" ASC LIMIT $4`,
+    values: [instanceId, namespace, endpoint, take],
   });
 
 /** The rows in one statement, prepared once per number of rows. */

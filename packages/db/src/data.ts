@@ -4,7 +4,17 @@ import type { DataAccess, DataGrant } from './generated/gateway/client';
 import type { AccountsChanged } from './users';
 import { eventStatements, type Actor, type NewEvent } from './outbox';
 import { ReadRouting } from './replica';
-import { isUuid, sqlOn, statement, textPerRows, transaction, type Sql, type Statement, type TransactionStatements } from './sql';
+import {
+  isUuid,
+  pageClause,
+  sqlOn,
+  statement,
+  textPerRows,
+  transaction,
+  type Sql,
+  type Statement,
+  type TransactionStatements,
+} from './sql';
 import { allowanceShort, QuotaExceeded, recordUsage, refillRecordAllowance, UNLIMITED, type QuotaDefaults } from './usage';
 
 export interface StoredRecord {
@@ -203,8 +213,9 @@ export class DataRecordRepository {
   }
 
   /**
-   * A read of every data call: one of four fixed texts (path or insertion order, either direction), each
-   * a prepared statement (packages/db/src/sql.ts), with the path as a bound text[].
+   * A read of every data call: one of a few fixed texts (path or insertion order, either direction, the
+   * first page or a later one), each a prepared statement (packages/db/src/sql.ts), with the path as a
+   * bound text[].
    */
   find(instanceId: string, namespace: string, endpoint: string, query: RecordQuery): Promise<StoredRecord[]> {
     return this.select('"data"', instanceId, namespace, endpoint, query);
@@ -218,13 +229,14 @@ export class DataRecordRepository {
   private select<R>(data: string, instanceId: string, namespace: string, endpoint: string, query: RecordQuery): Promise<R[]> {
     const direction = query.descending ? 'DESC' : 'ASC';
     // Records without the path sort last either way, as the original system's clients expect.
-    const order = query.orderBy ? `"data" #> $6::text[] ${direction} NULLS LAST, "seq" ASC` : `"seq" ${direction}`;
-    const values: unknown[] = [instanceId, namespace, endpoint, query.skip, query.take];
-    if (query.orderBy) values.push(query.orderBy);
+    const values: unknown[] = [instanceId, namespace, endpoint];
+    const order = query.orderBy
+      ? `"data" #> $${values.push(query.orderBy)}::text[] ${direction} NULLS LAST, "seq" ASC`
+      : `"seq" ${direction}`;
     return this.sql.prepared<R>(
       `SELECT "recordId", ${data} FROM "DataRecord"
        WHERE "instanceId" = $1::uuid AND "namespace" = $2 AND "endpoint" = $3
-       ORDER BY ${order} OFFSET $4 LIMIT $5`,
+       ORDER BY ${order} ${pageClause(values, query)}`,
       values,
     );
   }

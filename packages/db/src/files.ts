@@ -4,7 +4,7 @@ import type { GatewayDb } from './clients';
 import { ReadRouting } from './replica';
 import type { File, FilePermission, FileStatus } from './generated/gateway/client';
 import { eventStatements, writeEvents, type Actor, type NewEvent } from './outbox';
-import { isUuid, sqlOn, statement, type Sql, type Statement, type TransactionStatements } from './sql';
+import { isUuid, pageClause, sqlOn, statement, type Sql, type Statement, type TransactionStatements } from './sql';
 import { changeFileUsage, QuotaExceeded, UNLIMITED, type QuotaDefaults } from './usage';
 
 export type { File, FilePermission, FileStatus };
@@ -174,10 +174,10 @@ const HIT_COLUMNS = `f."fileId", f."name", f."source", f."tags", f."title", f."d
 const LISTING_COLUMNS = `${HIT_COLUMNS}, ${FILE_PERMISSIONS}`;
 const LISTING_SELECT = `SELECT ${LISTING_COLUMNS} FROM "File" f`;
 
-/** A page of the trash: a search hit's columns and when each was trashed; $2 take, $3 skip. */
+/** The trash: a search hit's columns and when each was trashed, before its page (pageClause). */
 const TRASH_LISTING = `SELECT ${LISTING_COLUMNS}, ${isoText('trashedAt')} FROM "File" f
   WHERE f."instanceId" = $1::uuid AND f."trashedAt" IS NOT NULL
-  ORDER BY f."trashedAt" DESC, f."fileId" LIMIT $2 OFFSET $3`;
+  ORDER BY f."trashedAt" DESC, f."fileId"`;
 
 const FILE_BY_ID = `${FILE_SELECT} WHERE f."instanceId" = $1::uuid AND f."fileId" = $2`;
 const LISTING_BY_ID = `SELECT ${HIT_COLUMNS}, ${PERMISSION_COLUMNS} FROM ${WITH_PERMISSIONS} WHERE f."instanceId" = $1::uuid AND f."fileId" = $2`;
@@ -410,7 +410,8 @@ export class FileRepository {
 
   /** The trashed files of the instance, most recently trashed first. */
   async trashed(instanceId: string, page: Page): Promise<(FileListing & { trashedAt: string })[]> {
-    return this.sql.prepared<FileListing & { trashedAt: string }>(TRASH_LISTING, [instanceId, page.take, page.skip]);
+    const values: unknown[] = [instanceId];
+    return this.sql.prepared<FileListing & { trashedAt: string }>(`${TRASH_LISTING} ${pageClause(values, page)}`, values);
   }
 
   /** Files trashed before `before`, across instances, oldest first (the purge job). */
@@ -485,10 +486,9 @@ export class FileRepository {
    */
   async search(instanceId: string, template: FileTemplate, scope: FileScope, page: Page): Promise<FileListing[]> {
     const { where, values } = searchConditions(instanceId, template, scope);
-    values.push(page.take, page.skip);
     // f."lastUpdated" (qualified) is the column, not the output text of the same name.
     const text = `${LISTING_SELECT} WHERE ${where.join(' AND ')}
-      ORDER BY f."lastUpdated" DESC, f."fileId" LIMIT $${values.length - 1} OFFSET $${values.length}`;
+      ORDER BY f."lastUpdated" DESC, f."fileId" ${pageClause(values, page)}`;
     const exact = !template.tags?.length && !template.title && !template.description;
     const sql = await this.lagTolerant(instanceId);
     return (exact ? sql.prepared : sql.plain)<FileListing>(text, values);
@@ -500,9 +500,8 @@ export class FileRepository {
    */
   async listing(instanceId: string, query: ListingQuery, scope: FileScope, page: Page): Promise<FileListing[]> {
     const { where, values } = listingConditions(instanceId, query, scope);
-    values.push(page.take, page.skip);
     const order = LISTING_ORDER[query.sort][query.descending ? 'desc' : 'asc'];
-    const text = `${LISTING_SELECT} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${values.length - 1} OFFSET $${values.length}`;
+    const text = `${LISTING_SELECT} WHERE ${where.join(' AND ')} ORDER BY ${order} ${pageClause(values, page)}`;
     return (await this.lagTolerant(instanceId)).plain<FileListing>(text, values);
   }
 

@@ -3,7 +3,7 @@
 // statements keep (usage.ts), read here, never counted.
 import type { GatewayDb } from './clients';
 import type { DexState, InstanceState, UserKind } from './generated/gateway/client';
-import { containing, sqlOn, transaction, type Sql } from './sql';
+import { containing, pageClause, sqlOn, transaction, type Sql } from './sql';
 import type { InstanceUsage } from './usage';
 
 export interface InstanceOverview {
@@ -106,7 +106,7 @@ const USAGE_JOIN = `LEFT JOIN (SELECT s."instanceId", sum(s."fileBytes" + s."rec
     ON ub."instanceId" = i."id"`;
 const pageOf = (sort: InstanceSort, direction: 'asc' | 'desc') =>
   `SELECT ${COLUMNS}${sort === 'usage' ? `, coalesce(ub."bytes", 0) AS "usageBytes"` : ''} FROM "Instance" i ${sort === 'usage' ? USAGE_JOIN : ''}
-   WHERE ${MATCHES} ORDER BY ${ORDERS[sort][direction]} OFFSET $4 LIMIT $5`;
+   WHERE ${MATCHES} ORDER BY ${ORDERS[sort][direction]}`;
 const PAGES = Object.fromEntries(
   (Object.keys(ORDERS) as InstanceSort[]).flatMap((sort) => (['asc', 'desc'] as const).map((d) => [`${sort} ${d}`, pageOf(sort, d)])),
 ) as Record<`${InstanceSort} ${'asc' | 'desc'}`, string>;
@@ -145,8 +145,12 @@ export class InstanceAdminRepository {
       ? (await this.sql.prepared<{ instanceId: string }>(OWNERS_MATCHING, [pattern])).map((row) => row.instanceId)
       : [];
     const filter = [pattern, search.state ?? null, owners];
+    const values: unknown[] = [...filter];
     const [rows, [total]] = await Promise.all([
-      this.sql.prepared<InstanceRow>(PAGES[`${search.sort ?? 'created'} ${search.order ?? 'desc'}`], [...filter, search.skip, search.take]),
+      this.sql.prepared<InstanceRow>(
+        `${PAGES[`${search.sort ?? 'created'} ${search.order ?? 'desc'}`]} ${pageClause(values, search)}`,
+        values,
+      ),
       this.sql.prepared<{ total: string }>(TOTAL, filter),
     ]);
     return { total: Number(total?.total ?? 0), instances: await this.overviews(rows) };
