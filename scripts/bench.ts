@@ -19,7 +19,7 @@ import { measureMixed } from './bench/mixed';
 import { measureScale, scaleMarkdown } from './bench/scale';
 import { benchOptions, CONNECTIONS, MIXED_CONNECTIONS, SEARCH_CONNECTIONS, type BenchOptions } from './bench/options';
 import { markdownReport, type Report } from './bench/report';
-import { HELLO, measureRoute, routeSpecs } from './bench/routes';
+import { HELLO, measureRoute, roundsOf, routeSpecs } from './bench/routes';
 import { sanityOf } from './bench/sanity';
 import { measureSpread } from './bench/spread';
 import { startStack, type Stack } from './bench/stack';
@@ -47,7 +47,7 @@ async function measureRoutes(stack: Stack, measurer: Measurer, options: BenchOpt
   const hello = all.find((route) => route.name === HELLO);
   if (specs.length > 0 && hello && !specs.includes(hello)) specs.push(hello);
   for (const route of specs) {
-    log(`${route.name}: warming up, then ${measurer.settings.rounds} rounds of product and baseline, through nginx and direct`);
+    log(`${route.name}: warming up, then ${roundsOf(route, measurer.settings)} rounds of product and baseline, through nginx and direct`);
     report.routes.push(await measureRoute(route, stack, measurer));
   }
   report.sanity = sanityOf(report.routes);

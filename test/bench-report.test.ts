@@ -56,13 +56,17 @@ function report(overrides: Partial<Report>): Report {
     quick: false,
     machine: '2 cores',
     cores: 2,
-    settings: { rounds: 3, seconds: 5 },
+    settings: { rounds: 3, writeRounds: 5, seconds: 5 },
     routes: [route('file metadata GET', result(14_000, 6, 70), result(15_000, 3, 50), { rps: 0.85 })],
     ...overrides,
   };
 }
 
 const missedSection = (markdown: string) => markdown.split('## Targets missed in this run')[1];
+
+test('the header names the rounds, and those of the write figures', () => {
+  expect(markdownReport(report({}))).toContain('medians of 3 interleaved rounds of 5 s (writes: 5).');
+});
 
 test('a run that meets every target prints no missed section', () => {
   expect(missedSection(markdownReport(report({})))).toBeUndefined();

@@ -105,13 +105,13 @@ export class Measurer {
   }
 
   /** Warms every side up, then runs the rounds; each side's medians, in the order given. Any failed request fails the bench. */
-  async interleaved(sides: Side[], connections: number): Promise<LoadResult[]> {
+  async interleaved(sides: Side[], connections: number, rounds = this.settings.rounds): Promise<LoadResult[]> {
     for (const side of sides) {
       requireNoErrors(`${side.label} (warm-up)`, await this.load(side.port, side.requests, connections, this.settings.warmSeconds));
       await this.settle(side);
     }
     const results = sides.map((): LoadResult[] => []);
-    for (let round = 0; round < this.settings.rounds; round++) {
+    for (let round = 0; round < rounds; round++) {
       for (const [i, side] of sides.entries()) results[i]?.push(requireNoErrors(side.label, await this.withCpu(side, connections)));
     }
     return results.map(medianResult);

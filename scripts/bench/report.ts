@@ -267,7 +267,7 @@ export function markdownReport(report: Report): string {
   const lines = [
     `# pnpm bench${report.quick ? ' --quick' : ''}: ${report.date}`,
     '',
-    `${report.machine}; load generator wrk; medians of ${String(report.settings.rounds)} interleaved rounds of ${String(report.settings.seconds)} s.`,
+    `${report.machine}; load generator wrk; medians of ${String(report.settings.rounds)} interleaved rounds of ${String(report.settings.seconds)} s (writes: ${String(report.settings.writeRounds)}).`,
     '',
     'Each server is measured through its own nginx, configured as infra/compose configures it (the targets are about',
     'that), and directly. Ratios: throughput product ÷ bare; p95 product ÷ bare (lower is better); CPU per request',

@@ -4,7 +4,7 @@
 import { call, expectStatus } from './client';
 import type { BenchRequest, LoadResult } from './load';
 import type { Measurer, Side } from './measure';
-import { CONNECTIONS, SEARCH_CONNECTIONS } from './options';
+import { CONNECTIONS, SEARCH_CONNECTIONS, type Settings } from './options';
 import { missedTargetsOf, pairOf, type RouteFigure, type Targets } from './report';
 import { APP, type Stack, type Target } from './stack';
 
@@ -19,7 +19,12 @@ export interface RouteSpec {
   compare: 'rps' | 'p95';
   /** None for the hello, which is the sanity line's reference. */
   targets?: Targets;
+  /** A write: measured in the settings' writeRounds rounds. */
+  writes?: boolean;
 }
+
+/** The rounds a figure is measured in. */
+export const roundsOf = (route: RouteSpec, settings: Settings) => (route.writes ? settings.writeRounds : settings.rounds);
 
 /** The bare hello and the product's cheapest route: measured whenever any route is, for the sanity line. */
 export const HELLO = 'GET /publickey (bare: hello)';
@@ -64,6 +69,7 @@ export function routeSpecs(stack: Stack): RouteSpec[] {
     connections: CONNECTIONS,
     compare: 'rps',
     targets: write ? { rps: 0.6, cpu: 0.6 } : { cpu: 0.75 },
+    writes: write,
   });
   // The same rows either way: an array posted to one table, or data-batch's list of table and record;
   // the bare server inserts them with one INSERT … VALUES of all of them.
@@ -75,6 +81,7 @@ export function routeSpecs(stack: Stack): RouteSpec[] {
     connections: CONNECTIONS,
     compare: 'rps',
     targets: { rps: 0.8, cpu: 0.8 },
+    writes: true,
   });
   const read = (name: string, product: string, baseline: string, status: number): RouteSpec => ({
     name,
@@ -156,6 +163,7 @@ export async function measureRoute(route: RouteSpec, stack: Stack, measurer: Mea
       side('baseline', stack.baseline, [route.baseline], false),
     ],
     route.connections,
+    roundsOf(route, measurer.settings),
   )) as [LoadResult, LoadResult, LoadResult, LoadResult];
   const proxied = pairOf(route.compare, productProxied, baselineProxied);
   return {
