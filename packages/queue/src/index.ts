@@ -225,13 +225,18 @@ export class Producer<N extends QueueName> {
       const onCompleted = ({ returnvalue }: { returnvalue: unknown }) => succeed(returnvalue);
       const onFailed = ({ failedReason }: { failedReason: string }) => fail(new Error(failedReason));
       emitter.on(completed, onCompleted).on(failed, onFailed);
-      // The job may have finished before the listeners were there: once the events are read, ask.
+      // The job may have finished before the listeners were there: once the events are read, ask. The
+      // state first, then the job: a job read first may finish before its state is asked, and its
+      // outcome would be read from the copy taken before (an empty reason, no value). BullMQ writes a
+      // job's outcome with its move to completed or failed, so once the state says so the job holds it.
       void (async () => {
         await events.waitUntilReady();
+        const state = await this.queue.getJobState(job.id!);
+        if (state !== 'completed' && state !== 'failed') return;
         const now = await Job.fromId<JobPayloads[N], unknown>(this.queue, job.id!);
-        const state = await now?.getState();
-        if (state === 'completed') succeed(now!.returnvalue);
-        else if (state === 'failed') fail(new Error(now!.failedReason));
+        if (now === undefined) return;
+        if (state === 'completed') succeed(now.returnvalue);
+        else fail(new Error(now.failedReason));
       })().catch(fail);
     });
   }
